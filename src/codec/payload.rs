@@ -1,0 +1,373 @@
+//! The JSON inside each event's ciphertext, field for field as the published client has it.
+//!
+//! Decoding treats the JSON as untrusted: every field is type-checked, missing optional
+//! fields take the client's defaults, and the memory must pass the client's validation.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use super::dtag::Path;
+use crate::error::RejectReason;
+use crate::model::{
+    validate_journal_content, validate_key, validate_timestamp, validate_value,
+    IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS,
+};
+
+const TYPE_KV: &str = "sense-memory:kv";
+const TYPE_JOURNAL: &str = "sense-memory:journal";
+const TYPE_PERSONA: &str = "sense-memory:persona";
+const TYPE_INTROSPECTION: &str = "sense-memory:introspection";
+const TYPE_TOMBSTONE: &str = "memstr:tombstone";
+
+/// An embedding published for another device (`sense-memory/embed/{key}`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Embedding {
+    pub key: String,
+    pub embedding: Vec<f32>,
+    pub model: String,
+    pub created_at: f64,
+}
+
+/// memstr's deletion marker: a newer replacement at a forgotten memory's d tag, so a
+/// stale device republishing an old version loses to it everywhere.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tombstone {
+    /// The plain path that was forgotten.
+    pub path: String,
+    pub deleted_at: f64,
+}
+
+/// A decoded payload.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Payload {
+    Kv(Memory),
+    Journal(JournalEntry),
+    Persona(PersonaMemory),
+    Embed(Embedding),
+    Introspection(IntrospectionReport),
+    Tombstone(Tombstone),
+}
+
+impl Payload {
+    /// The JSON object the client writes for this payload. `path` is added when the d tag
+    /// is blinded, so the reader can recover and check the address.
+    pub fn to_value(&self, blinded_path: Option<&str>) -> Value {
+        let mut v = match self {
+            Payload::Kv(m) => json!({"type": TYPE_KV, "key": m.key, "value": m.value, "ts": m.created_at}),
+            Payload::Journal(j) => json!({"type": TYPE_JOURNAL, "content": j.content, "ts": j.created_at}),
+            Payload::Persona(p) => json!({
+                "type": TYPE_PERSONA,
+                "domain": p.domain,
+                "facet": p.facet,
+                "key": p.key,
+                "value": p.value,
+                "relevance": p.relevance,
+                "halflife_days": p.halflife_days,
+                "last_accessed": p.last_accessed,
+                "last_reinforced": p.last_reinforced,
+                "access_count": p.access_count,
+                "connections": p.connections,
+                "contradicts": p.contradicts,
+                "superseded_by": p.superseded_by,
+                "themes": p.themes,
+                "source": p.source,
+                "confidence": p.confidence,
+                "state": p.state.as_str(),
+                "created_at": p.created_at,
+            }),
+            Payload::Embed(e) => json!({
+                "key": e.key, "embedding": e.embedding, "model": e.model, "created_at": e.created_at,
+            }),
+            Payload::Introspection(r) => {
+                let mut v = serde_json::to_value(r).expect("a report always serialises");
+                v.as_object_mut()
+                    .expect("a report is an object")
+                    .insert("type".into(), TYPE_INTROSPECTION.into());
+                v
+            }
+            Payload::Tombstone(t) => json!({"type": TYPE_TOMBSTONE, "path": t.path, "deleted_at": t.deleted_at}),
+        };
+        if let (Some(path), Some(obj)) = (blinded_path, v.as_object_mut()) {
+            obj.insert("path".into(), path.into());
+        }
+        v
+    }
+
+    /// Decodes the decrypted JSON of an event at `path`. `event_time` stands in for
+    /// missing timestamps (where the client would take the time of reading, memstr takes
+    /// the event's, so every device decodes the same memory).
+    pub fn decode(path: &Path, obj: &Map<String, Value>, event_time: f64) -> Result<Payload, RejectReason> {
+        let ty = opt_str(obj, "type")?;
+        if ty == Some(TYPE_TOMBSTONE) {
+            let t_path = req_str(obj, "path")?;
+            if t_path != path.to_d() {
+                return Err(RejectReason::DTagMismatch);
+            }
+            let deleted_at = opt_f64(obj, "deleted_at")?.unwrap_or(event_time);
+            return Ok(Payload::Tombstone(Tombstone { path: t_path.to_string(), deleted_at }));
+        }
+        match path {
+            Path::Kv { key } => {
+                expect_type(ty, Some(TYPE_KV))?;
+                let k = req_str(obj, "key")?;
+                if k != key {
+                    return Err(RejectReason::DTagMismatch);
+                }
+                let value = req_str(obj, "value")?;
+                validate_value(value).map_err(|_| RejectReason::InvalidPayload)?;
+                let ts = time_field(obj, "ts", event_time)?;
+                Ok(Payload::Kv(Memory { key: k.to_string(), value: value.to_string(), created_at: ts }))
+            }
+            Path::Journal { ts: path_ts, .. } => {
+                expect_type(ty, Some(TYPE_JOURNAL))?;
+                let content = req_str(obj, "content")?;
+                validate_journal_content(content).map_err(|_| RejectReason::InvalidPayload)?;
+                let ts = time_field(obj, "ts", *path_ts)?;
+                if ts != *path_ts {
+                    return Err(RejectReason::DTagMismatch);
+                }
+                Ok(Payload::Journal(JournalEntry { content: content.to_string(), created_at: ts }))
+            }
+            Path::Kind4 { .. } => {
+                expect_type(ty, Some(TYPE_JOURNAL))?;
+                let content = req_str(obj, "content")?;
+                validate_journal_content(content).map_err(|_| RejectReason::InvalidPayload)?;
+                let ts = time_field(obj, "ts", event_time)?;
+                Ok(Payload::Journal(JournalEntry { content: content.to_string(), created_at: ts }))
+            }
+            Path::Persona { domain, facet, key } => {
+                expect_type(ty, Some(TYPE_PERSONA))?;
+                let p = decode_persona(obj, event_time)?;
+                if (&p.domain, &p.facet, &p.key) != (domain, facet, key) {
+                    return Err(RejectReason::DTagMismatch);
+                }
+                Ok(Payload::Persona(p))
+            }
+            Path::Embed { key } => {
+                let k = req_str(obj, "key")?;
+                if k != key {
+                    return Err(RejectReason::DTagMismatch);
+                }
+                let embedding = match obj.get("embedding") {
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|x| x.as_f64().map(|f| f as f32))
+                        .collect::<Option<Vec<f32>>>()
+                        .ok_or(RejectReason::MalformedPayload)?,
+                    _ => return Err(RejectReason::MalformedPayload),
+                };
+                let model = req_str(obj, "model")?.to_string();
+                let created_at = time_field(obj, "created_at", event_time)?;
+                Ok(Payload::Embed(Embedding { key: k.to_string(), embedding, model, created_at }))
+            }
+            Path::Introspection { ts: path_ts, .. } => {
+                expect_type(ty, Some(TYPE_INTROSPECTION))?;
+                let mut clean = obj.clone();
+                clean.remove("type");
+                clean.remove("path");
+                let report: IntrospectionReport =
+                    serde_json::from_value(Value::Object(clean)).map_err(|_| RejectReason::MalformedPayload)?;
+                if report.timestamp != *path_ts {
+                    return Err(RejectReason::DTagMismatch);
+                }
+                Ok(Payload::Introspection(report))
+            }
+        }
+    }
+}
+
+/// `PersonaMemory.from_dict`: required domain/facet/key/value, defaults for the rest,
+/// then the constructor's validation.
+fn decode_persona(obj: &Map<String, Value>, event_time: f64) -> Result<PersonaMemory, RejectReason> {
+    let created_at = time_field(obj, "created_at", event_time)?;
+    let state = match opt_str(obj, "state")? {
+        None => MemoryState::Active,
+        Some(s) => s.parse().map_err(|_| RejectReason::InvalidPayload)?,
+    };
+    let superseded_by = match obj.get("superseded_by") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => return Err(RejectReason::MalformedPayload),
+    };
+    let p = PersonaMemory {
+        domain: req_str(obj, "domain")?.to_string(),
+        facet: req_str(obj, "facet")?.to_string(),
+        key: req_str(obj, "key")?.to_string(),
+        value: req_str(obj, "value")?.to_string(),
+        relevance: opt_f64(obj, "relevance")?.unwrap_or(1.0),
+        halflife_days: opt_f64(obj, "halflife_days")?.unwrap_or(DEFAULT_HALFLIFE_DAYS),
+        last_accessed: time_field(obj, "last_accessed", created_at)?,
+        last_reinforced: time_field(obj, "last_reinforced", created_at)?,
+        access_count: opt_count(obj, "access_count")?,
+        connections: str_list(obj, "connections")?,
+        contradicts: str_list(obj, "contradicts")?,
+        superseded_by,
+        themes: str_list(obj, "themes")?,
+        source: opt_str(obj, "source")?.unwrap_or("").to_string(),
+        confidence: opt_f64(obj, "confidence")?.unwrap_or(1.0),
+        state,
+        created_at,
+    };
+    p.validate().map_err(|_| RejectReason::InvalidPayload)?;
+    if !p.relevance.is_finite() || p.relevance < 0.0 {
+        return Err(RejectReason::InvalidPayload);
+    }
+    for k in p.connections.iter().chain(&p.contradicts).chain(p.superseded_by.iter().filter(|s| !s.is_empty())) {
+        validate_key(k).map_err(|_| RejectReason::InvalidPayload)?;
+    }
+    Ok(p)
+}
+
+fn expect_type(found: Option<&str>, want: Option<&str>) -> Result<(), RejectReason> {
+    match (found, want) {
+        // A missing type is tolerated only where the client does not require one.
+        (None, Some(TYPE_PERSONA)) => Ok(()),
+        (Some(f), Some(w)) if f == w => Ok(()),
+        _ => Err(RejectReason::MalformedPayload),
+    }
+}
+
+fn req_str<'a>(obj: &'a Map<String, Value>, field: &str) -> Result<&'a str, RejectReason> {
+    opt_str(obj, field)?.ok_or(RejectReason::MalformedPayload)
+}
+
+fn opt_str<'a>(obj: &'a Map<String, Value>, field: &str) -> Result<Option<&'a str>, RejectReason> {
+    match obj.get(field) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(RejectReason::MalformedPayload),
+    }
+}
+
+fn opt_f64(obj: &Map<String, Value>, field: &str) -> Result<Option<f64>, RejectReason> {
+    match obj.get(field) {
+        None => Ok(None),
+        Some(v) => v.as_f64().map(Some).ok_or(RejectReason::MalformedPayload),
+    }
+}
+
+fn time_field(obj: &Map<String, Value>, field: &'static str, default: f64) -> Result<f64, RejectReason> {
+    let ts = opt_f64(obj, field)?.unwrap_or(default);
+    validate_timestamp(field, ts).map_err(|_| RejectReason::InvalidPayload)?;
+    Ok(ts)
+}
+
+fn opt_count(obj: &Map<String, Value>, field: &str) -> Result<u64, RejectReason> {
+    match obj.get(field) {
+        None => Ok(0),
+        Some(v) => {
+            if let Some(n) = v.as_u64() {
+                return Ok(n);
+            }
+            match v.as_f64() {
+                Some(f) if f >= 0.0 && f.fract() == 0.0 && f < 9.0e15 => Ok(f as u64),
+                _ => Err(RejectReason::MalformedPayload),
+            }
+        }
+    }
+}
+
+fn str_list(obj: &Map<String, Value>, field: &str) -> Result<Vec<String>, RejectReason> {
+    match obj.get(field) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|x| x.as_str().map(str::to_string))
+            .collect::<Option<Vec<_>>>()
+            .ok_or(RejectReason::MalformedPayload),
+        Some(_) => Err(RejectReason::MalformedPayload),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> Map<String, Value> {
+        v.as_object().unwrap().clone()
+    }
+
+    fn round_trip(path: &Path, p: &Payload) -> Payload {
+        Payload::decode(path, &obj(p.to_value(None)), 1.0).unwrap()
+    }
+
+    #[test]
+    fn every_payload_round_trips() {
+        let kv = Payload::Kv(Memory { key: "k".into(), value: "v\n\"q\"".into(), created_at: 1.5 });
+        assert_eq!(round_trip(&Path::Kv { key: "k".into() }, &kv), kv);
+
+        let j = Payload::Journal(JournalEntry { content: "today".into(), created_at: 1795239472.3708987 });
+        assert_eq!(round_trip(&Path::journal(1795239472.3708987), &j), j);
+
+        let mut pm = PersonaMemory::new("people", "facts", "alice", "likes tea", 100.0);
+        pm.connections = vec!["bob".into()];
+        pm.superseded_by = Some("alice2".into());
+        pm.themes = vec!["tea".into()];
+        pm.confidence = 0.5;
+        pm.state = MemoryState::Fading;
+        let p = Payload::Persona(pm);
+        let path = Path::Persona { domain: "people".into(), facet: "facts".into(), key: "alice".into() };
+        assert_eq!(round_trip(&path, &p), p);
+
+        let e = Payload::Embed(Embedding { key: "alice".into(), embedding: vec![0.25, -1.0], model: "m".into(), created_at: 3.0 });
+        assert_eq!(round_trip(&Path::Embed { key: "alice".into() }, &e), e);
+
+        let r = Payload::Introspection(IntrospectionReport {
+            total_memories: 3,
+            contradictions: vec![("a".into(), "b".into())],
+            timestamp: 1795000000.25,
+            ..Default::default()
+        });
+        assert_eq!(round_trip(&Path::introspection(1795000000.25), &r), r);
+
+        let kvp = Path::Kv { key: "k".into() };
+        let t = Payload::Tombstone(Tombstone { path: kvp.to_d(), deleted_at: 9.0 });
+        assert_eq!(round_trip(&kvp, &t), t);
+    }
+
+    #[test]
+    fn persona_defaults_follow_from_dict() {
+        let path = Path::Persona { domain: "d".into(), facet: "f".into(), key: "k".into() };
+        let p = Payload::decode(
+            &path,
+            &obj(json!({"domain": "d", "facet": "f", "key": "k", "value": "v", "created_at": 50.0})),
+            999.0,
+        )
+        .unwrap();
+        let Payload::Persona(p) = p else { panic!() };
+        assert_eq!((p.last_accessed, p.last_reinforced, p.created_at), (50.0, 50.0, 50.0));
+        assert_eq!((p.relevance, p.halflife_days, p.confidence), (1.0, 30.0, 1.0));
+        assert_eq!(p.state, MemoryState::Active);
+        assert_eq!(p.access_count, 0);
+    }
+
+    #[test]
+    fn mismatches_and_bad_shapes_are_rejected() {
+        let kv = Path::Kv { key: "k".into() };
+        let dec = |p: &Path, v: Value| Payload::decode(p, &obj(v), 1.0).unwrap_err();
+        assert_eq!(dec(&kv, json!({"type": TYPE_KV, "key": "other", "value": "v"})), RejectReason::DTagMismatch);
+        assert_eq!(dec(&kv, json!({"type": TYPE_KV, "key": "k"})), RejectReason::MalformedPayload);
+        assert_eq!(dec(&kv, json!({"type": TYPE_KV, "key": "k", "value": 5})), RejectReason::MalformedPayload);
+        assert_eq!(dec(&kv, json!({"type": TYPE_JOURNAL, "key": "k", "value": "v"})), RejectReason::MalformedPayload);
+        let j = Path::journal(10.0);
+        assert_eq!(dec(&j, json!({"type": TYPE_JOURNAL, "content": "x", "ts": 11.0})), RejectReason::DTagMismatch);
+        assert_eq!(dec(&j, json!({"type": TYPE_JOURNAL, "content": "", "ts": 10.0})), RejectReason::InvalidPayload);
+        let p = Path::Persona { domain: "d".into(), facet: "f".into(), key: "k".into() };
+        let base = json!({"domain": "d", "facet": "f", "key": "k", "value": "v"});
+        let mut bad = base.clone();
+        bad["confidence"] = json!(1.5);
+        assert_eq!(dec(&p, bad), RejectReason::InvalidPayload);
+        let mut bad = base.clone();
+        bad["state"] = json!("asleep");
+        assert_eq!(dec(&p, bad), RejectReason::InvalidPayload);
+        let mut bad = base.clone();
+        bad["themes"] = json!("tea");
+        assert_eq!(dec(&p, bad), RejectReason::MalformedPayload);
+        let mut bad = base.clone();
+        bad["facet"] = json!("g");
+        assert_eq!(dec(&p, bad), RejectReason::DTagMismatch);
+        let t = json!({"type": TYPE_TOMBSTONE, "path": "sense-memory/other"});
+        assert_eq!(dec(&kv, t), RejectReason::DTagMismatch);
+    }
+}

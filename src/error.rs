@@ -1,0 +1,240 @@
+//! The one error type of the library, and the reasons an untrusted event is refused.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// `Result` with memstr's [`Error`] as the default error type.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in memstr.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Input broke one of the validation rules (see [`Rule`]).
+    #[error(transparent)]
+    Validation(#[from] ValidationError),
+
+    /// A key could not be loaded, decrypted or parsed. Never carries secret material.
+    #[error("identity: {0}")]
+    Identity(String),
+
+    /// SQLite failed on the store at `path`.
+    #[error("store {path}: {source}")]
+    Database {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// The store was written by a newer memstr; opening it could damage it.
+    #[error("store {path} has schema version {found}; this memstr understands up to {supported}")]
+    SchemaTooNew {
+        path: PathBuf,
+        found: i64,
+        supported: i64,
+    },
+
+    /// The store belongs to another key.
+    #[error("store {path} belongs to public key {store_pubkey}, not {given_pubkey}")]
+    WrongKey {
+        path: PathBuf,
+        store_pubkey: String,
+        given_pubkey: String,
+    },
+
+    /// An event was refused (bad signature, foreign author, bad payload, ...).
+    #[error("event {event_id}: rejected: {reason}")]
+    Rejected {
+        event_id: String,
+        reason: RejectReason,
+    },
+
+    /// A persona reference matched nothing.
+    #[error("no persona memory matches {0:?}")]
+    NotFound(String),
+
+    /// A bare persona key matched memories in several domains or facets.
+    #[error("persona key {key:?} is ambiguous: it exists at {candidates:?}; use domain/facet/key")]
+    Ambiguous { key: String, candidates: Vec<String> },
+
+    /// Encryption or signing failed.
+    #[error("crypto: {0}")]
+    Crypto(String),
+
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// JSON that memstr itself produced or was handed could not be (de)serialised.
+    #[error("json: {0}")]
+    Json(#[from] serde_json::Error),
+
+    /// The blocking database task panicked or was cancelled.
+    #[error("background task failed: {0}")]
+    Task(String),
+}
+
+impl Error {
+    pub(crate) fn db(path: &std::path::Path) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
+        move |source| Error::Database {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// Which validation rule a value broke. Each has a stable name (see [`Rule::name`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Rule {
+    /// Must be a non-empty string.
+    Empty,
+    /// Longer than the maximum (counted in Unicode code points, as Python's `len`).
+    TooLong { max: usize, len: usize },
+    /// Contains `/`, `\` or NUL, which would break the d-tag path.
+    ForbiddenChar(char),
+    /// Contains `..`.
+    PathTraversal,
+    /// A number outside its allowed range.
+    OutOfRange { min: f64, max: f64, value: f64 },
+    /// A number that must be strictly positive (and finite).
+    NotPositive(f64),
+    /// Not one of `active`, `fading`, `forgotten`, `dissolved`.
+    UnknownState(String),
+    /// A timestamp that is not a finite, non-negative number of seconds.
+    BadTimestamp(f64),
+    /// The encoded payload exceeds what NIP-44 can encrypt (65535 bytes of UTF-8).
+    PayloadTooLarge { max: usize, len: usize },
+    /// A memory cannot be connected to, or contradict, itself.
+    SelfReference,
+}
+
+impl Rule {
+    /// A stable, machine-readable rule name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Rule::Empty => "non-empty",
+            Rule::TooLong { .. } => "max-length",
+            Rule::ForbiddenChar(_) => "forbidden-character",
+            Rule::PathTraversal => "no-path-traversal",
+            Rule::OutOfRange { .. } => "range",
+            Rule::NotPositive(_) => "positive",
+            Rule::UnknownState(_) => "known-state",
+            Rule::BadTimestamp(_) => "timestamp",
+            Rule::PayloadTooLarge { .. } => "nip44-size",
+            Rule::SelfReference => "no-self-reference",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rule::Empty => write!(f, "must be a non-empty string"),
+            Rule::TooLong { max, len } => write!(f, "is {len} characters long; the maximum is {max}"),
+            Rule::ForbiddenChar(c) => write!(f, "must not contain {c:?} (it separates d-tag path segments)"),
+            Rule::PathTraversal => write!(f, "must not contain \"..\""),
+            Rule::OutOfRange { min, max, value } => write!(f, "is {value}; it must lie in [{min}, {max}]"),
+            Rule::NotPositive(v) => write!(f, "is {v}; it must be a positive finite number"),
+            Rule::UnknownState(s) => {
+                write!(f, "is {s:?}; it must be one of active, fading, forgotten, dissolved")
+            }
+            Rule::BadTimestamp(v) => write!(f, "is {v}; it must be finite, non-negative Unix seconds"),
+            Rule::PayloadTooLarge { max, len } => {
+                write!(f, "encodes to {len} bytes of JSON; NIP-44 encrypts at most {max}")
+            }
+            Rule::SelfReference => write!(f, "must name a different memory"),
+        }
+    }
+}
+
+/// A value that broke a validation rule: which field, which rule.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("invalid {field}: {rule} (rule: {})", rule.name())]
+pub struct ValidationError {
+    /// The field, e.g. `key`, `domain`, `confidence`.
+    pub field: &'static str,
+    /// The rule it broke.
+    pub rule: Rule,
+}
+
+/// Why an incoming event was refused. Counted per reason in the store statistics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum RejectReason {
+    /// The id does not hash the content, or the signature does not verify.
+    BadSignature,
+    /// Signed by a key that is not the store's.
+    ForeignAuthor,
+    /// A kind memstr does not store (only 30078, 5 and 4 to self are read).
+    UnsupportedKind,
+    /// A kind-30078 event with no `d` tag, or several.
+    BadDTag,
+    /// A kind-30078 `d` tag outside sense-memory's namespaces (another application's data).
+    ForeignDTag,
+    /// The event (or its content) is larger than memstr accepts.
+    Oversized,
+    /// NIP-44 decryption failed (wrong key, tampered ciphertext, bad padding).
+    Undecryptable,
+    /// The decrypted content is not the JSON object its d tag calls for.
+    MalformedPayload,
+    /// The payload parsed but breaks a validation rule (bad key, confidence > 1, ...).
+    InvalidPayload,
+    /// The payload names a different memory than the d tag (tampering or a bug).
+    DTagMismatch,
+    /// A kind-4 note that is not addressed to ourselves.
+    NotToSelf,
+    /// Not a NIP-01 event at all (an import line that does not parse).
+    MalformedEvent,
+}
+
+impl RejectReason {
+    /// Every reason, for reports.
+    pub const ALL: [RejectReason; 12] = [
+        RejectReason::BadSignature,
+        RejectReason::ForeignAuthor,
+        RejectReason::UnsupportedKind,
+        RejectReason::BadDTag,
+        RejectReason::ForeignDTag,
+        RejectReason::Oversized,
+        RejectReason::Undecryptable,
+        RejectReason::MalformedPayload,
+        RejectReason::InvalidPayload,
+        RejectReason::DTagMismatch,
+        RejectReason::NotToSelf,
+        RejectReason::MalformedEvent,
+    ];
+
+    /// The stable name used in statistics and `--json` output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RejectReason::BadSignature => "bad_signature",
+            RejectReason::ForeignAuthor => "foreign_author",
+            RejectReason::UnsupportedKind => "unsupported_kind",
+            RejectReason::BadDTag => "bad_d_tag",
+            RejectReason::ForeignDTag => "foreign_d_tag",
+            RejectReason::Oversized => "oversized",
+            RejectReason::Undecryptable => "undecryptable",
+            RejectReason::MalformedPayload => "malformed_payload",
+            RejectReason::InvalidPayload => "invalid_payload",
+            RejectReason::DTagMismatch => "d_tag_mismatch",
+            RejectReason::NotToSelf => "not_to_self",
+            RejectReason::MalformedEvent => "malformed_event",
+        }
+    }
+
+    /// Parses a name produced by [`RejectReason::as_str`].
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+}
+
+impl fmt::Display for RejectReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,33 @@
+//! The report a persona writes when it reviews itself.
+
+use serde::{Deserialize, Serialize};
+
+/// sense-memory v2's `IntrospectionReport`, in the published client's wire shape
+/// (memories named by key; pairs as two-element lists).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct IntrospectionReport {
+    pub total_memories: u64,
+    pub active: u64,
+    pub fading: u64,
+    pub forgotten: u64,
+    pub dissolved: u64,
+    /// Pairs of keys that contradict each other.
+    pub contradictions: Vec<(String, String)>,
+    /// Beliefs with low confidence and low relevance.
+    pub stale_beliefs: Vec<String>,
+    /// Memories with no connections.
+    pub orphaned: Vec<String>,
+    /// `domain/facet` combinations with too many active memories.
+    pub overloaded_facets: Vec<String>,
+    /// Pairs of keys that should probably be connected.
+    pub suggested_connections: Vec<(String, String)>,
+    /// Beliefs that may need updating.
+    pub suggested_revisions: Vec<String>,
+    /// Domains that could be compressed (design document field; the client omits it).
+    pub suggested_compressions: Vec<String>,
+    /// How many memories changed state in this cycle.
+    pub pruned_count: u64,
+    /// When the review ran (float Unix seconds).
+    pub timestamp: f64,
+}

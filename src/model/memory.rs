@@ -1,0 +1,20 @@
+//! Version-1 memories: flat key-value pairs and the journal.
+
+use serde::{Deserialize, Serialize};
+
+/// A flat key-value memory (`sense-memory/{key}`). Writing a key again replaces it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Memory {
+    pub key: String,
+    pub value: String,
+    /// When it was written, in float Unix seconds (the payload's `ts`).
+    pub created_at: f64,
+}
+
+/// An append-only journal entry (`sense-journal/{ts}`, or a kind-4 note to self).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    pub content: String,
+    /// When it was written, in float Unix seconds.
+    pub created_at: f64,
+}

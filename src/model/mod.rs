@@ -1,0 +1,27 @@
+//! What memstr remembers, and the rules a memory must satisfy.
+//!
+//! The rules are those of the published sense-memory 0.3.1 client, so that
+//! every memory memstr writes is one that client accepts, and the reverse.
+
+mod introspection;
+mod memory;
+mod persona;
+mod validate;
+
+pub use introspection::IntrospectionReport;
+pub use memory::{JournalEntry, Memory};
+pub use persona::{
+    MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS, THRESHOLD_DISSOLVED, THRESHOLD_FADING,
+    THRESHOLD_FORGOTTEN,
+};
+pub use validate::{
+    validate_confidence, validate_halflife, validate_journal_content, validate_key,
+    validate_taxonomy, validate_timestamp, validate_value, MAX_CONTENT_LENGTH, MAX_KEY_LENGTH,
+    MAX_TAXONOMY_LENGTH,
+};
+
+/// The default persona domains of sense-memory v2 (others are allowed).
+pub const DEFAULT_DOMAINS: [&str; 5] = ["self", "people", "projects", "world", "skills"];
+
+/// The default persona facets of sense-memory v2 (others are allowed).
+pub const DEFAULT_FACETS: [&str; 5] = ["facts", "beliefs", "decisions", "procedures", "emotions"];

@@ -1,0 +1,250 @@
+//! Version-2 persona memories: domain / facet / key, with a lifecycle that decays.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Rule, ValidationError};
+
+/// Default halflife of a persona memory, in days.
+pub const DEFAULT_HALFLIFE_DAYS: f64 = 30.0;
+/// At or above this current relevance a memory is active.
+pub const THRESHOLD_FADING: f64 = 0.3;
+/// At or above this (and below [`THRESHOLD_FADING`]) it is fading.
+pub const THRESHOLD_FORGOTTEN: f64 = 0.1;
+/// At or above this (and below [`THRESHOLD_FORGOTTEN`]) it is forgotten; below, dissolved.
+pub const THRESHOLD_DISSOLVED: f64 = 0.01;
+
+const SECONDS_PER_DAY: f64 = 86_400.0;
+
+/// The four lifecycle states of sense-memory v2.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum MemoryState {
+    /// In search results and loaded into context.
+    Active,
+    /// In search results only when directly relevant; not loaded into context.
+    Fading,
+    /// Out of search results; exact recall still works.
+    Forgotten,
+    /// Due for deletion.
+    Dissolved,
+}
+
+impl MemoryState {
+    /// All states, from most to least alive.
+    pub const ALL: [MemoryState; 4] = [
+        MemoryState::Active,
+        MemoryState::Fading,
+        MemoryState::Forgotten,
+        MemoryState::Dissolved,
+    ];
+
+    /// The wire name (`"active"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemoryState::Active => "active",
+            MemoryState::Fading => "fading",
+            MemoryState::Forgotten => "forgotten",
+            MemoryState::Dissolved => "dissolved",
+        }
+    }
+
+    /// The state a current relevance falls in (thresholds inclusive, as the client's).
+    pub fn from_relevance(score: f64) -> Self {
+        if score >= THRESHOLD_FADING {
+            MemoryState::Active
+        } else if score >= THRESHOLD_FORGOTTEN {
+            MemoryState::Fading
+        } else if score >= THRESHOLD_DISSOLVED {
+            MemoryState::Forgotten
+        } else {
+            MemoryState::Dissolved
+        }
+    }
+}
+
+impl fmt::Display for MemoryState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for MemoryState {
+    type Err = ValidationError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        MemoryState::ALL
+            .into_iter()
+            .find(|st| st.as_str() == s)
+            .ok_or_else(|| ValidationError {
+                field: "state",
+                rule: Rule::UnknownState(s.to_string()),
+            })
+    }
+}
+
+/// A structured memory: `sense-memory/persona/{domain}/{facet}/{key}`.
+///
+/// Field for field the `PersonaMemory` of sense-memory v2. Times are float Unix seconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PersonaMemory {
+    pub domain: String,
+    pub facet: String,
+    pub key: String,
+    pub value: String,
+    /// Base relevance (1.0 when written); decay multiplies it.
+    pub relevance: f64,
+    pub halflife_days: f64,
+    pub last_accessed: f64,
+    pub last_reinforced: f64,
+    pub access_count: u64,
+    /// Keys of related memories.
+    pub connections: Vec<String>,
+    /// Keys of memories this one contradicts.
+    pub contradicts: Vec<String>,
+    /// Key of the memory that replaces this one, if any.
+    pub superseded_by: Option<String>,
+    pub themes: Vec<String>,
+    pub source: String,
+    pub confidence: f64,
+    /// The state as last stored (the live state is [`PersonaMemory::compute_state`]).
+    pub state: MemoryState,
+    pub created_at: f64,
+}
+
+impl PersonaMemory {
+    /// A fresh memory with the client's defaults, written at `now`.
+    pub fn new(
+        domain: impl Into<String>,
+        facet: impl Into<String>,
+        key: impl Into<String>,
+        value: impl Into<String>,
+        now: f64,
+    ) -> Self {
+        PersonaMemory {
+            domain: domain.into(),
+            facet: facet.into(),
+            key: key.into(),
+            value: value.into(),
+            relevance: 1.0,
+            halflife_days: DEFAULT_HALFLIFE_DAYS,
+            last_accessed: now,
+            last_reinforced: now,
+            access_count: 0,
+            connections: Vec::new(),
+            contradicts: Vec::new(),
+            superseded_by: None,
+            themes: Vec::new(),
+            source: String::new(),
+            confidence: 1.0,
+            state: MemoryState::Active,
+            created_at: now,
+        }
+    }
+
+    /// `domain/facet/key`, the memory's address within the persona.
+    pub fn address(&self) -> String {
+        format!("{}/{}/{}", self.domain, self.facet, self.key)
+    }
+
+    /// Whether a newer memory replaces this one. An empty `superseded_by` does not count,
+    /// as in the client (Python truthiness).
+    pub fn is_superseded(&self) -> bool {
+        self.superseded_by.as_deref().is_some_and(|s| !s.is_empty())
+    }
+
+    /// Relevance at `now`, computed exactly as the client's `current_relevance`:
+    /// `relevance * 0.5^(days/halflife)` (that decay to the 4th power when superseded),
+    /// times `1 + 0.1 * connections`, times `0.5^contradictions`.
+    pub fn current_relevance(&self, now: f64) -> f64 {
+        let days = ((now - self.last_accessed) / SECONDS_PER_DAY).max(0.0);
+        // powf rather than powi throughout: Python's `**` calls C `pow`, and so does powf.
+        let mut decay = 0.5f64.powf(days / self.halflife_days);
+        let connection_boost = 1.0 + (self.connections.len() as f64 * 0.1);
+        let contradiction_penalty = 0.5f64.powf(self.contradicts.len() as f64);
+        if self.is_superseded() {
+            decay = decay.powf(4.0);
+        }
+        self.relevance * decay * connection_boost * contradiction_penalty
+    }
+
+    /// The state at `now` (the client's `compute_state`).
+    pub fn compute_state(&self, now: f64) -> MemoryState {
+        MemoryState::from_relevance(self.current_relevance(now))
+    }
+
+    /// Checks every rule the client's constructor checks.
+    pub fn validate(&self) -> Result<(), ValidationError> {
+        super::validate_taxonomy("domain", &self.domain)?;
+        super::validate_taxonomy("facet", &self.facet)?;
+        super::validate_key(&self.key)?;
+        super::validate_value(&self.value)?;
+        super::validate_confidence(self.confidence)?;
+        super::validate_halflife(self.halflife_days)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DAY: f64 = 86_400.0;
+
+    fn mem(now: f64) -> PersonaMemory {
+        PersonaMemory::new("people", "facts", "alice", "likes tea", now)
+    }
+
+    #[test]
+    fn fresh_memory_is_fully_relevant() {
+        let m = mem(1000.0);
+        assert_eq!(m.current_relevance(1000.0), 1.0);
+        assert_eq!(m.compute_state(1000.0), MemoryState::Active);
+    }
+
+    #[test]
+    fn one_halflife_halves_relevance() {
+        let m = mem(0.0);
+        assert!((m.current_relevance(30.0 * DAY) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn future_access_counts_as_now() {
+        let m = mem(10.0 * DAY);
+        assert_eq!(m.current_relevance(0.0), 1.0);
+    }
+
+    #[test]
+    fn connections_boost_contradictions_penalise_supersession_accelerates() {
+        let mut m = mem(0.0);
+        m.connections = vec!["a".into(), "b".into()];
+        assert!((m.current_relevance(0.0) - 1.2).abs() < 1e-12);
+        m.contradicts = vec!["c".into()];
+        assert!((m.current_relevance(0.0) - 0.6).abs() < 1e-12);
+        m.superseded_by = Some("d".into());
+        // decay 0.5 after one halflife, to the 4th power: 0.0625
+        assert!((m.current_relevance(30.0 * DAY) - 0.0625 * 1.2 * 0.5).abs() < 1e-12);
+        m.superseded_by = Some(String::new());
+        assert!(!m.is_superseded());
+    }
+
+    #[test]
+    fn thresholds_are_inclusive() {
+        assert_eq!(MemoryState::from_relevance(0.3), MemoryState::Active);
+        assert_eq!(MemoryState::from_relevance(0.2999), MemoryState::Fading);
+        assert_eq!(MemoryState::from_relevance(0.1), MemoryState::Fading);
+        assert_eq!(MemoryState::from_relevance(0.01), MemoryState::Forgotten);
+        assert_eq!(MemoryState::from_relevance(0.0099), MemoryState::Dissolved);
+    }
+
+    #[test]
+    fn state_names_round_trip() {
+        for s in MemoryState::ALL {
+            assert_eq!(s.as_str().parse::<MemoryState>().unwrap(), s);
+        }
+        let e = "sleeping".parse::<MemoryState>().unwrap_err();
+        assert_eq!(e.rule.name(), "known-state");
+    }
+}

@@ -1,0 +1,142 @@
+//! Finding memories by content: seed 003's theme scoring over FTS5 candidates.
+//!
+//! FTS5 narrows the store to memories sharing at least one word with the query; each
+//! candidate is then scored as seed 003 describes: a query word found in the key counts
+//! 3, in the themes 2, in the value 1, and the sum is multiplied by current relevance.
+
+use crate::model::{MemoryState, PersonaMemory};
+
+/// Weight of a query word found in the key.
+pub const KEY_WEIGHT: f64 = 3.0;
+/// Weight of a query word found among the themes.
+pub const THEME_WEIGHT: f64 = 2.0;
+/// Weight of a query word found in the value.
+pub const VALUE_WEIGHT: f64 = 1.0;
+
+/// One result of [`crate::MemoryStore::persona_search`].
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PersonaHit {
+    pub memory: PersonaMemory,
+    /// `match_score * relevance`: what results are ordered by.
+    pub score: f64,
+    /// The weighted word matches alone.
+    pub match_score: f64,
+    /// Current relevance at the time of the search.
+    pub relevance: f64,
+    /// Current state at the time of the search.
+    pub state: MemoryState,
+}
+
+/// Lower-cased runs of letters and digits: the same words FTS5's unicode61 tokenizer sees.
+pub fn tokenize(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect()
+}
+
+/// The distinct words of a query, in order.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut terms = Vec::new();
+    for t in tokenize(query) {
+        if !terms.contains(&t) {
+            terms.push(t);
+        }
+    }
+    terms
+}
+
+/// An FTS5 expression matching any of `terms` (each quoted, so no word is an operator).
+pub fn fts_any(terms: &[String]) -> Option<String> {
+    (!terms.is_empty()).then(|| {
+        terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ")
+    })
+}
+
+/// Seed 003's weighted match of `terms` against a memory: (score, matched key or theme).
+pub fn theme_score(terms: &[String], m: &PersonaMemory) -> (f64, bool) {
+    let key = tokenize(&m.key);
+    let themes: Vec<String> = m.themes.iter().flat_map(|t| tokenize(t)).collect();
+    let value = tokenize(&m.value);
+    let mut score = 0.0;
+    let mut direct = false;
+    for t in terms {
+        if key.contains(t) {
+            score += KEY_WEIGHT;
+            direct = true;
+        }
+        if themes.contains(t) {
+            score += THEME_WEIGHT;
+            direct = true;
+        }
+        if value.contains(t) {
+            score += VALUE_WEIGHT;
+        }
+    }
+    (score, direct)
+}
+
+/// Scores a candidate at `now`; `None` when it must not appear (seed 003: forgotten and
+/// dissolved memories never do, fading ones only when the key or a theme matches).
+pub fn score_persona(terms: &[String], m: PersonaMemory, now: f64) -> Option<PersonaHit> {
+    let (match_score, direct) = theme_score(terms, &m);
+    if match_score == 0.0 {
+        return None;
+    }
+    let relevance = m.current_relevance(now);
+    let state = MemoryState::from_relevance(relevance);
+    let visible = match state {
+        MemoryState::Active => true,
+        MemoryState::Fading => direct,
+        _ => false,
+    };
+    visible.then(|| PersonaHit { score: match_score * relevance, match_score, relevance, state, memory: m })
+}
+
+/// Orders hits best first; ties by address so the order is stable.
+pub fn rank(hits: &mut [PersonaHit]) {
+    hits.sort_by(|a, b| {
+        b.score.total_cmp(&a.score).then_with(|| a.memory.address().cmp(&b.memory.address()))
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn mem(key: &str, value: &str, themes: &[&str]) -> PersonaMemory {
+        let mut m = PersonaMemory::new("people", "facts", key, value, 0.0);
+        m.themes = themes.iter().map(|s| s.to_string()).collect();
+        m
+    }
+
+    #[test]
+    fn weights_are_key_3_themes_2_value_1() {
+        let terms = query_terms("Dark mode");
+        assert_eq!(terms, ["dark", "mode"]);
+        assert_eq!(theme_score(&terms, &mem("alice-dark", "x", &[])).0, 3.0);
+        assert_eq!(theme_score(&terms, &mem("alice", "x", &["dark mode"])).0, 4.0);
+        assert_eq!(theme_score(&terms, &mem("alice", "prefers dark mode", &[])).0, 2.0);
+        assert_eq!(theme_score(&terms, &mem("dark-mode", "dark mode", &["mode"])).0, 3.0 * 2.0 + 2.0 + 2.0);
+    }
+
+    #[test]
+    fn state_gates_visibility() {
+        let terms = query_terms("tea");
+        let day = 86_400.0;
+        // About 0.2 relevance after 70 days: fading.
+        let by_value = mem("alice", "likes tea", &[]);
+        assert!(score_persona(&terms, by_value, 70.0 * day).is_none());
+        let by_theme = mem("alice", "likes tea", &["tea"]);
+        let hit = score_persona(&terms, by_theme, 70.0 * day).unwrap();
+        assert_eq!(hit.state, MemoryState::Fading);
+        // Forgotten after 150 days: hidden even on a key match.
+        assert!(score_persona(&terms, mem("tea", "x", &[]), 150.0 * day).is_none());
+    }
+
+    #[test]
+    fn fts_expression_quotes_terms() {
+        assert_eq!(fts_any(&query_terms("or AND near")).unwrap(), "\"or\" OR \"and\" OR \"near\"");
+        assert!(fts_any(&[]).is_none());
+    }
+}

@@ -1,0 +1,249 @@
+//! The one way state changes: apply a decoded event inside a transaction.
+//!
+//! Local writes, imports and (later) relay pulls all come through here, so the rules
+//! (replaceable winner, deletions, tombstones) are the same whatever the source.
+
+use nostr::{Event, JsonUtil};
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use crate::codec::{Codec, Decoded, Path, Payload, KIND_DELETION};
+use crate::error::{RejectReason, Result};
+use crate::model::PersonaMemory;
+
+/// What applying an event did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// It changed the store.
+    Applied,
+    /// The store already had this event.
+    Duplicate,
+    /// The store holds a newer version of the same record.
+    Stale,
+    /// A deletion request covers it.
+    Deleted,
+    /// It failed a check, and was counted.
+    Rejected(RejectReason),
+}
+
+/// The current row of a path.
+pub(crate) struct Current {
+    pub event_id: String,
+    pub created_at: i64,
+    pub deleted: bool,
+    pub dirty: bool,
+    pub d_tag: String,
+    pub payload: Option<String>,
+}
+
+pub(crate) fn current(tx: &Transaction, path: &str) -> rusqlite::Result<Option<Current>> {
+    tx.query_row(
+        "SELECT event_id, created_at, deleted, dirty, d_tag, payload FROM records WHERE path = ?1",
+        [path],
+        |r| {
+            Ok(Current {
+                event_id: r.get(0)?,
+                created_at: r.get(1)?,
+                deleted: r.get(2)?,
+                dirty: r.get(3)?,
+                d_tag: r.get(4)?,
+                payload: r.get(5)?,
+            })
+        },
+    )
+    .optional()
+}
+
+/// Newest `a`-tag deletion time for a d tag, if any.
+pub(crate) fn deleted_until(tx: &Transaction, d_tag: &str) -> rusqlite::Result<Option<i64>> {
+    tx.query_row("SELECT max(created_at) FROM deletions WHERE target_d = ?1", [d_tag], |r| r.get(0))
+}
+
+/// Checks and applies an untrusted event. Rejections are counted, never fatal.
+pub(crate) fn ingest(tx: &Transaction, codec: &Codec, event: &Event) -> Result<Outcome> {
+    match codec.decode(event) {
+        Err(reason) => {
+            count_rejection(tx, reason, Some(&event.id.to_hex()))?;
+            Ok(Outcome::Rejected(reason))
+        }
+        Ok(decoded) => apply(tx, event, &decoded),
+    }
+}
+
+pub(crate) fn count_rejection(tx: &Transaction, reason: RejectReason, event_id: Option<&str>) -> rusqlite::Result<()> {
+    tracing::debug!(reason = reason.as_str(), event_id, "rejected event");
+    tx.execute(
+        "INSERT INTO rejections (reason, count, last_event_id, last_at) VALUES (?1, 1, ?2, unixepoch())
+         ON CONFLICT(reason) DO UPDATE SET count = count + 1, last_event_id = ?2, last_at = unixepoch()",
+        params![reason.as_str(), event_id],
+    )?;
+    Ok(())
+}
+
+/// Applies an event already known to be valid (`decoded` is its decoding).
+pub(crate) fn apply(tx: &Transaction, event: &Event, decoded: &Decoded) -> Result<Outcome> {
+    let id = event.id.to_hex();
+    let exists: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)", [&id], |r| r.get(0))?;
+    if exists {
+        return Ok(Outcome::Duplicate);
+    }
+    let created_at = event.created_at.as_secs() as i64;
+    match decoded {
+        Decoded::Deletion { ids, d_tags } => {
+            insert_event(tx, &id, KIND_DELETION as i64, created_at, &event.as_json())?;
+            for target in ids {
+                tx.execute(
+                    "INSERT INTO deletions (request_id, target_id, created_at) VALUES (?1, ?2, ?3)",
+                    params![id, target, created_at],
+                )?;
+                let hit: Option<i64> = tx
+                    .query_row("SELECT rid FROM records WHERE event_id = ?1 AND deleted = 0", [target], |r| r.get(0))
+                    .optional()?;
+                if let Some(rid) = hit {
+                    mark_deleted(tx, rid, target)?;
+                }
+            }
+            for d in d_tags {
+                tx.execute(
+                    "INSERT INTO deletions (request_id, target_d, created_at) VALUES (?1, ?2, ?3)",
+                    params![id, d, created_at],
+                )?;
+                let hits: Vec<(i64, String)> = tx
+                    .prepare("SELECT rid, event_id FROM records WHERE d_tag = ?1 AND deleted = 0 AND created_at <= ?2")?
+                    .query_map(params![d, created_at], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()?;
+                for (rid, event_id) in hits {
+                    mark_deleted(tx, rid, &event_id)?;
+                }
+            }
+            Ok(Outcome::Applied)
+        }
+        Decoded::Record { path, d_tag, payload } => {
+            let by_id: bool =
+                tx.query_row("SELECT EXISTS(SELECT 1 FROM deletions WHERE target_id = ?1)", [&id], |r| r.get(0))?;
+            if by_id || deleted_until(tx, d_tag)?.is_some_and(|t| t >= created_at) {
+                return Ok(Outcome::Deleted);
+            }
+            let path_s = path.to_d();
+            let cur = current(tx, &path_s)?;
+            if let Some(c) = &cur {
+                let newer = created_at > c.created_at || (created_at == c.created_at && id < c.event_id);
+                if !newer {
+                    return Ok(Outcome::Stale);
+                }
+            }
+            let mut payload = payload.clone();
+            let mut dirty = false;
+            if let (Some(c), Payload::Persona(incoming)) = (&cur, &mut payload) {
+                // Local reads not yet signed must survive a newer version from elsewhere.
+                if let Some(Ok(mine)) = c.dirty.then(|| c.payload.as_deref().map(serde_json::from_str::<PersonaMemory>)).flatten() {
+                    if mine.access_count > incoming.access_count || mine.last_accessed > incoming.last_accessed {
+                        incoming.access_count = incoming.access_count.max(mine.access_count);
+                        incoming.last_accessed = incoming.last_accessed.max(mine.last_accessed);
+                        dirty = true;
+                    }
+                }
+            }
+            insert_event(tx, &id, event.kind.as_u16() as i64, created_at, &event.as_json())?;
+            if let Some(c) = &cur {
+                // The superseded version has nothing left to say to anyone.
+                tx.execute("DELETE FROM events WHERE id = ?1", [&c.event_id])?;
+            }
+            upsert_record(tx, path, d_tag, &id, created_at, &payload, dirty)?;
+            Ok(Outcome::Applied)
+        }
+    }
+}
+
+fn insert_event(tx: &Transaction, id: &str, kind: i64, created_at: i64, json: &str) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO events (id, kind, created_at, json) VALUES (?1, ?2, ?3, ?4)",
+        params![id, kind, created_at, json],
+    )?;
+    Ok(())
+}
+
+/// A deletion reached the current version of a record: keep the row as a marker
+/// (so older versions stay dead), drop its content, its index entry and its event.
+fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> rusqlite::Result<()> {
+    tx.execute("UPDATE records SET deleted = 1, payload = NULL, dirty = 0 WHERE rid = ?1", [rid])?;
+    tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
+    tx.execute("DELETE FROM events WHERE id = ?1", [event_id])?;
+    Ok(())
+}
+
+/// Columns and index text of a payload.
+struct Row<'a> {
+    domain: Option<&'a str>,
+    facet: Option<&'a str>,
+    key: Option<&'a str>,
+    ts: Option<f64>,
+    themes: String,
+    text: Option<&'a str>,
+}
+
+fn row_of(payload: &Payload) -> Row<'_> {
+    let none = Row { domain: None, facet: None, key: None, ts: None, themes: String::new(), text: None };
+    match payload {
+        Payload::Kv(m) => Row { key: Some(&m.key), ts: Some(m.created_at), text: Some(&m.value), ..none },
+        Payload::Journal(j) => Row { ts: Some(j.created_at), text: Some(&j.content), ..none },
+        Payload::Persona(p) => Row {
+            domain: Some(&p.domain),
+            facet: Some(&p.facet),
+            key: Some(&p.key),
+            ts: Some(p.created_at),
+            themes: p.themes.join(" "),
+            text: Some(&p.value),
+        },
+        Payload::Embed(e) => Row { key: Some(&e.key), ts: Some(e.created_at), ..none },
+        Payload::Introspection(r) => Row { ts: Some(r.timestamp), ..none },
+        Payload::Tombstone(t) => Row { ts: Some(t.deleted_at), ..none },
+        #[allow(unreachable_patterns)]
+        _ => none,
+    }
+}
+
+pub(crate) fn upsert_record(
+    tx: &Transaction,
+    path: &Path,
+    d_tag: &str,
+    event_id: &str,
+    created_at: i64,
+    payload: &Payload,
+    dirty: bool,
+) -> Result<()> {
+    let tombstone = matches!(payload, Payload::Tombstone(_));
+    let row = row_of(payload);
+    let json = if tombstone { None } else { Some(payload_json(payload)?) };
+    let kind = path.kind().as_str();
+    let path_s = path.to_d();
+    let rid: i64 = tx.query_row(
+        "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+         ON CONFLICT(path) DO UPDATE SET kind = ?2, d_tag = ?3, event_id = ?4, created_at = ?5, deleted = ?6,
+             domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12
+         RETURNING rid",
+        params![path_s, kind, d_tag, event_id, created_at, tombstone, row.domain, row.facet, row.key, row.ts, json, dirty],
+        |r| r.get(0),
+    )?;
+    tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
+    if let (false, Some(text)) = (tombstone, row.text) {
+        tx.execute(
+            "INSERT INTO records_fts (rowid, key, themes, value) VALUES (?1, ?2, ?3, ?4)",
+            params![rid, row.key.unwrap_or(""), row.themes, text],
+        )?;
+    }
+    Ok(())
+}
+
+/// The stored (decoded) form of a payload: the model type's own serialisation.
+pub(crate) fn payload_json(payload: &Payload) -> Result<String> {
+    Ok(match payload {
+        Payload::Kv(m) => serde_json::to_string(m)?,
+        Payload::Journal(j) => serde_json::to_string(j)?,
+        Payload::Persona(p) => serde_json::to_string(p)?,
+        Payload::Embed(e) => serde_json::to_string(e)?,
+        Payload::Introspection(r) => serde_json::to_string(r)?,
+        other => serde_json::to_string(&other.to_value(None))?,
+    })
+}

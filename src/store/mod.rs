@@ -1,0 +1,286 @@
+//! The local store: SQLite behind one connection, driven through `spawn_blocking`.
+//!
+//! Every API write is one transaction that signs the new event, applies it and queues
+//! it for relays, so a crash loses nothing a call has returned success for.
+
+mod apply;
+mod persona;
+mod schema;
+mod transfer;
+mod v1;
+
+use std::fmt;
+use std::path::{Path as FsPath, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use nostr::{Event, PublicKey};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension, Transaction, TransactionBehavior};
+
+use crate::codec::{Codec, DTagMode, Decoded, Path, Payload};
+use crate::error::{Error, Result};
+use crate::identity::Identity;
+
+pub use apply::Outcome;
+pub use persona::{PersonaInput, PersonaQuery, PersonaStats};
+pub use transfer::{ImportReport, StoreStats};
+
+/// Where "now" comes from: the system clock, or a fixed time for imports, tests and
+/// benchmarks that must evaluate decay at a chosen moment.
+pub trait Clock: Send + Sync + 'static {
+    /// Float Unix seconds.
+    fn now(&self) -> f64;
+}
+
+/// The system clock.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> f64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs_f64())
+            .unwrap_or(0.0)
+    }
+}
+
+/// A clock that says what it was last set to.
+#[derive(Debug, Default)]
+pub struct ManualClock(AtomicU64);
+
+impl ManualClock {
+    /// A clock reading `now`.
+    pub fn new(now: f64) -> Self {
+        ManualClock(AtomicU64::new(now.to_bits()))
+    }
+    /// Moves the clock.
+    pub fn set(&self, now: f64) {
+        self.0.store(now.to_bits(), Ordering::SeqCst);
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> f64 {
+        f64::from_bits(self.0.load(Ordering::SeqCst))
+    }
+}
+
+/// How to open a store.
+#[derive(Clone)]
+pub struct StoreOptions {
+    d_tag_mode: Option<DTagMode>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Default for StoreOptions {
+    fn default() -> Self {
+        StoreOptions { d_tag_mode: None, clock: Arc::new(SystemClock) }
+    }
+}
+
+impl fmt::Debug for StoreOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StoreOptions").field("d_tag_mode", &self.d_tag_mode).finish_non_exhaustive()
+    }
+}
+
+impl StoreOptions {
+    /// Writes d tags in `mode` from now on, and remembers the choice in the store.
+    /// Unset: the store's saved mode, or [`DTagMode::Compatible`] for a new store.
+    pub fn d_tag_mode(mut self, mode: DTagMode) -> Self {
+        self.d_tag_mode = Some(mode);
+        self
+    }
+    /// Uses `clock` for "now".
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = clock;
+        self
+    }
+}
+
+pub(crate) struct Inner {
+    conn: Mutex<Connection>,
+    path: PathBuf,
+    codec: Codec,
+    clock: Arc<dyn Clock>,
+}
+
+/// An agent's memory: a local SQLite store of signed, encrypted events.
+///
+/// Cheap to clone; clones share one connection.
+#[derive(Clone)]
+pub struct MemoryStore {
+    inner: Arc<Inner>,
+}
+
+impl fmt::Debug for MemoryStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryStore")
+            .field("path", &self.inner.path)
+            .field("public_key", &self.inner.codec.public_key().to_hex())
+            .field("d_tag_mode", &self.inner.codec.mode())
+            .finish()
+    }
+}
+
+impl MemoryStore {
+    /// Opens (creating if needed) the store file at `path` for `identity`.
+    ///
+    /// Fails with [`Error::SchemaTooNew`] for a file from a newer memstr, and with
+    /// [`Error::WrongKey`] for a store that belongs to another key.
+    pub async fn open(path: impl AsRef<FsPath>, identity: Identity, options: StoreOptions) -> Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        tokio::task::spawn_blocking(move || Self::open_blocking(path, identity, options))
+            .await
+            .map_err(|e| Error::Task(e.to_string()))?
+    }
+
+    fn open_blocking(path: PathBuf, identity: Identity, options: StoreOptions) -> Result<Self> {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
+        }
+        let db = Error::db(&path);
+        let mut conn = Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .map_err(db)?;
+        let setup = |c: &Connection| -> rusqlite::Result<()> {
+            c.busy_timeout(std::time::Duration::from_secs(10))?;
+            c.pragma_update(None, "journal_mode", "WAL")?;
+            // FULL: a returned write survives power loss, not only a crashed process.
+            c.pragma_update(None, "synchronous", "FULL")?;
+            c.pragma_update(None, "foreign_keys", "ON")?;
+            Ok(())
+        };
+        setup(&conn).map_err(Error::db(&path))?;
+        match schema::migrate(&mut conn).map_err(Error::db(&path))? {
+            Ok(_) => {}
+            Err(found) => return Err(Error::SchemaTooNew { path, found, supported: schema::LATEST }),
+        }
+        let pubkey = identity.public_key().to_hex();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::db(&path))?;
+        let meta = |name: &str| -> rusqlite::Result<Option<String>> {
+            tx.query_row("SELECT value FROM meta WHERE name = ?1", [name], |r| r.get(0)).optional()
+        };
+        match meta("pubkey").map_err(Error::db(&path))? {
+            Some(pk) if pk != pubkey => {
+                return Err(Error::WrongKey { path, store_pubkey: pk, given_pubkey: pubkey });
+            }
+            Some(_) => {}
+            None => {
+                tx.execute("INSERT INTO meta (name, value) VALUES ('pubkey', ?1)", [&pubkey])
+                    .map_err(Error::db(&path))?;
+            }
+        }
+        let saved = meta("d_tag_mode").map_err(Error::db(&path))?.and_then(|m| m.parse().ok());
+        let mode = options.d_tag_mode.or(saved).unwrap_or_default();
+        tx.execute(
+            "INSERT INTO meta (name, value) VALUES ('d_tag_mode', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1",
+            [mode.as_str()],
+        )
+        .map_err(Error::db(&path))?;
+        tx.commit().map_err(Error::db(&path))?;
+        let codec = Codec::new(identity.keys().clone(), mode)?;
+        Ok(MemoryStore { inner: Arc::new(Inner { conn: Mutex::new(conn), path, codec, clock: options.clock }) })
+    }
+
+    /// The store's public key.
+    pub fn public_key(&self) -> PublicKey {
+        self.inner.codec.public_key()
+    }
+
+    /// The SQLite file.
+    pub fn path(&self) -> &FsPath {
+        &self.inner.path
+    }
+
+    /// The d-tag mode new events are written in.
+    pub fn d_tag_mode(&self) -> DTagMode {
+        self.inner.codec.mode()
+    }
+
+    /// "Now", per the store's clock.
+    pub fn now(&self) -> f64 {
+        self.inner.clock.now()
+    }
+
+    /// Runs `f` on the connection in a blocking task.
+    async fn read<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection, &Inner) -> Result<T> + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || {
+            let conn = inner.conn.lock().map_err(|_| Error::Task("store connection poisoned".into()))?;
+            f(&conn, &inner)
+        })
+        .await
+        .map_err(|e| Error::Task(e.to_string()))?
+    }
+
+    /// Runs `f` in one immediate transaction, committed only if `f` succeeds.
+    async fn write<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction, &Inner) -> Result<T> + Send + 'static,
+    {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || {
+            let mut conn = inner.conn.lock().map_err(|_| Error::Task("store connection poisoned".into()))?;
+            let db = Error::db(&inner.path);
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+            let out = f(&tx, &inner)?;
+            tx.commit().map_err(Error::db(&inner.path))?;
+            Ok(out)
+        })
+        .await
+        .map_err(|e| Error::Task(e.to_string()))?
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(source: rusqlite::Error) -> Self {
+        // Paths are attached where the connection is known; this covers the rest.
+        Error::Database { path: PathBuf::new(), source }
+    }
+}
+
+/// Signs `payload` at `path`, applies it and queues it. The event's `created_at` is
+/// `at`, raised past the current version and any deletion so the write always wins.
+pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload: Payload, at: f64) -> Result<Event> {
+    let codec = &inner.codec;
+    let d = codec.d_tag(path);
+    let cur = apply::current(tx, &path.to_d())?;
+    let mut floor = cur.as_ref().map_or(0, |c| c.created_at + 1);
+    if let Some(t) = apply::deleted_until(tx, &d)? {
+        floor = floor.max(t + 1);
+    }
+    let created_at = (at.floor() as i64).max(floor).max(0) as u64;
+    let event = codec.record_event(path, &payload, created_at)?;
+    let decoded = Decoded::Record { path: path.clone(), d_tag: d.clone(), payload };
+    let outcome = apply::apply(tx, &event, &decoded)?;
+    if outcome != Outcome::Applied {
+        return Err(Error::Task(format!("own write to {path} was not applied: {outcome:?}")));
+    }
+    enqueue(tx, &event)?;
+    if let Some(c) = cur.filter(|c| !c.deleted && !c.d_tag.is_empty() && c.d_tag != d) {
+        // The d-tag mode changed: retire the version at the old tag.
+        let del = codec.deletion_event(&[c.event_id], &[c.d_tag], created_at)?;
+        let decoded = codec.decode(&del).map_err(|reason| Error::Rejected { event_id: del.id.to_hex(), reason })?;
+        apply::apply(tx, &del, &decoded)?;
+        enqueue(tx, &del)?;
+    }
+    Ok(event)
+}
+
+/// Queues an event for relays.
+pub(crate) fn enqueue(tx: &Transaction, event: &Event) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT OR IGNORE INTO outbox (event_id, queued_at) VALUES (?1, unixepoch())",
+        params![event.id.to_hex()],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,91 @@
+//! Numbered migrations, tracked with `PRAGMA user_version`.
+
+use rusqlite::Connection;
+
+/// Each entry moves the schema from version `i` to `i + 1`. Append; never edit.
+const MIGRATIONS: &[&str] = &[
+    // 1: the first schema.
+    r#"
+    CREATE TABLE meta (
+        name  TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) STRICT;
+
+    -- Every signed event the store holds: the current version of each record, its
+    -- tombstones and deletion requests. Enough to republish the whole state anywhere.
+    CREATE TABLE events (
+        id         TEXT PRIMARY KEY,
+        kind       INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        json       TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX events_created ON events(created_at, id);
+
+    -- The decoded current state, one row per logical path.
+    CREATE TABLE records (
+        rid        INTEGER PRIMARY KEY,
+        path       TEXT NOT NULL UNIQUE,
+        kind       TEXT NOT NULL,
+        d_tag      TEXT NOT NULL,
+        event_id   TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        deleted    INTEGER NOT NULL DEFAULT 0,
+        domain     TEXT,
+        facet      TEXT,
+        key        TEXT,
+        ts         REAL,
+        payload    TEXT,
+        dirty      INTEGER NOT NULL DEFAULT 0
+    ) STRICT;
+    CREATE INDEX records_kind ON records(kind, deleted, ts);
+    CREATE INDEX records_persona ON records(domain, facet, key) WHERE kind = 'persona';
+    CREATE INDEX records_key ON records(key);
+    CREATE INDEX records_d_tag ON records(d_tag);
+    CREATE INDEX records_dirty ON records(dirty) WHERE dirty = 1;
+
+    -- rowid = records.rid
+    CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, tokenize = 'unicode61 remove_diacritics 0');
+
+    -- NIP-09 requests of ours: by event id (e tags) or by d tag up to a time (a tags).
+    CREATE TABLE deletions (
+        request_id TEXT NOT NULL,
+        target_id  TEXT,
+        target_d   TEXT,
+        created_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX deletions_id ON deletions(target_id);
+    CREATE INDEX deletions_d ON deletions(target_d);
+
+    -- Events written or imported here that relays have not yet acknowledged.
+    CREATE TABLE outbox (
+        event_id  TEXT PRIMARY KEY REFERENCES events(id) ON DELETE CASCADE,
+        queued_at INTEGER NOT NULL
+    ) STRICT;
+
+    CREATE TABLE rejections (
+        reason        TEXT PRIMARY KEY,
+        count         INTEGER NOT NULL,
+        last_event_id TEXT,
+        last_at       INTEGER
+    ) STRICT;
+    "#,
+];
+
+/// The schema version this build writes.
+pub const LATEST: i64 = MIGRATIONS.len() as i64;
+
+/// Brings the schema up to [`LATEST`]. Returns the version found, or `Err(found)` when
+/// the file is newer than this build understands.
+pub fn migrate(conn: &mut Connection) -> rusqlite::Result<Result<i64, i64>> {
+    let found: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    if found > LATEST {
+        return Ok(Err(found));
+    }
+    for (i, sql) in MIGRATIONS.iter().enumerate().skip(found as usize) {
+        let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Exclusive)?;
+        tx.execute_batch(sql)?;
+        tx.pragma_update(None, "user_version", (i + 1) as i64)?;
+        tx.commit()?;
+    }
+    Ok(Ok(found))
+}

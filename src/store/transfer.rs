@@ -1,0 +1,210 @@
+//! Moving events in and out: export, import, access flushing, statistics.
+
+use std::collections::BTreeMap;
+
+use nostr::{Event, JsonUtil};
+use serde::Serialize;
+
+use super::{apply, enqueue, write_record, MemoryStore, Outcome};
+use crate::codec::{Path, Payload};
+use crate::error::{RejectReason, Result};
+use crate::model::PersonaMemory;
+
+/// Events per transaction when importing: large enough to amortise fsync, small enough
+/// that a failure midway keeps most of the work.
+const IMPORT_BATCH: usize = 500;
+
+/// What an import did, event by event.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ImportReport {
+    pub applied: u64,
+    pub duplicate: u64,
+    pub stale: u64,
+    pub deleted: u64,
+    /// Refused events, per reason.
+    pub rejected: BTreeMap<String, u64>,
+}
+
+impl ImportReport {
+    fn count(&mut self, outcome: Outcome) {
+        match outcome {
+            Outcome::Applied => self.applied += 1,
+            Outcome::Duplicate => self.duplicate += 1,
+            Outcome::Stale => self.stale += 1,
+            Outcome::Deleted => self.deleted += 1,
+            Outcome::Rejected(r) => *self.rejected.entry(r.as_str().to_string()).or_default() += 1,
+        }
+    }
+
+    /// Total refused.
+    pub fn rejected_total(&self) -> u64 {
+        self.rejected.values().sum()
+    }
+}
+
+/// What the store holds (see `memstr stats`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct StoreStats {
+    pub path: String,
+    pub public_key: String,
+    pub d_tag_mode: String,
+    pub schema_version: i64,
+    pub kv: u64,
+    pub journal: u64,
+    pub persona: u64,
+    pub embed: u64,
+    pub introspection: u64,
+    /// Records that were forgotten (kept as markers so old versions stay dead).
+    pub deleted: u64,
+    pub events: u64,
+    /// Events not yet acknowledged by relays.
+    pub outbox: u64,
+    /// Persona memories read since their last signed update.
+    pub unsigned_accesses: u64,
+    /// Refused events, per reason, since the store was created.
+    pub rejected: BTreeMap<String, u64>,
+}
+
+impl MemoryStore {
+    /// Checks and applies events from elsewhere (a backup, a relay). Each is verified as
+    /// untrusted input; refusals are counted, never fatal. Applied events are queued.
+    pub async fn import_events(&self, events: Vec<Event>) -> Result<ImportReport> {
+        let mut report = ImportReport::default();
+        for chunk in events.chunks(IMPORT_BATCH) {
+            let chunk = chunk.to_vec();
+            let part = self
+                .write(move |tx, inner| {
+                    let mut part = ImportReport::default();
+                    for e in &chunk {
+                        let outcome = apply::ingest(tx, &inner.codec, e)?;
+                        if outcome == Outcome::Applied {
+                            enqueue(tx, e)?;
+                        }
+                        part.count(outcome);
+                    }
+                    Ok(part)
+                })
+                .await?;
+            report.applied += part.applied;
+            report.duplicate += part.duplicate;
+            report.stale += part.stale;
+            report.deleted += part.deleted;
+            for (k, v) in part.rejected {
+                *report.rejected.entry(k).or_default() += v;
+            }
+        }
+        Ok(report)
+    }
+
+    /// [`MemoryStore::import_events`] from JSON Lines of NIP-01 events. A line that is not
+    /// an event is counted as `malformed_event`; blank lines are skipped.
+    pub async fn import_json_lines(&self, text: &str) -> Result<ImportReport> {
+        let mut events = Vec::new();
+        let mut malformed = 0u64;
+        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+            match Event::from_json(line) {
+                Ok(e) => events.push(e),
+                Err(_) => malformed += 1,
+            }
+        }
+        if malformed > 0 {
+            self.write(move |tx, _| {
+                for _ in 0..malformed {
+                    apply::count_rejection(tx, RejectReason::MalformedEvent, None)?;
+                }
+                Ok(())
+            })
+            .await?;
+        }
+        let mut report = self.import_events(events).await?;
+        if malformed > 0 {
+            report.rejected.insert(RejectReason::MalformedEvent.as_str().to_string(), malformed);
+        }
+        Ok(report)
+    }
+
+    /// Every event the store holds (current versions, tombstones, deletions), oldest
+    /// first, after signing pending accesses: a complete, portable backup.
+    pub async fn export_events(&self) -> Result<Vec<Event>> {
+        self.flush_accesses().await?;
+        self.read(|conn, _| {
+            let mut stmt = conn.prepare("SELECT json FROM events ORDER BY created_at, id")?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            rows.map(|j| Ok(Event::from_json(j?).map_err(|e| crate::Error::Crypto(format!("stored event: {e}")))?))
+                .collect()
+        })
+        .await
+    }
+
+    /// Signs the accesses recorded by reads into new versions of those memories (one
+    /// event per memory, however many reads). Returns how many were signed.
+    pub async fn flush_accesses(&self) -> Result<usize> {
+        self.write(|tx, inner| {
+            let now = inner.clock.now();
+            let dirty: Vec<String> = tx
+                .prepare("SELECT payload FROM records WHERE dirty = 1 AND deleted = 0 AND kind = 'persona'")?
+                .query_map([], |r| r.get(0))?
+                .collect::<rusqlite::Result<_>>()?;
+            for json in &dirty {
+                let m: PersonaMemory = serde_json::from_str(json)?;
+                let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
+                write_record(tx, inner, &path, Payload::Persona(m), now)?;
+            }
+            Ok(dirty.len())
+        })
+        .await
+    }
+
+    /// Signs pending accesses; call before dropping the last handle.
+    pub async fn close(self) -> Result<()> {
+        self.flush_accesses().await.map(|_| ())
+    }
+
+    /// Counts of what the store holds.
+    pub async fn stats(&self) -> Result<StoreStats> {
+        self.read(|conn, inner| {
+            let count = |sql: &str| -> rusqlite::Result<u64> {
+                conn.query_row(sql, [], |r| r.get::<_, i64>(0)).map(|n| n as u64)
+            };
+            let per_kind = |kind: &str| -> rusqlite::Result<u64> {
+                conn.query_row("SELECT count(*) FROM records WHERE kind = ?1 AND deleted = 0", [kind], |r| {
+                    r.get::<_, i64>(0)
+                })
+                .map(|n| n as u64)
+            };
+            let mut rejected = BTreeMap::new();
+            let mut stmt = conn.prepare("SELECT reason, count FROM rejections ORDER BY reason")?;
+            for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
+                let (k, v) = row?;
+                rejected.insert(k, v as u64);
+            }
+            Ok(StoreStats {
+                path: inner.path.display().to_string(),
+                public_key: inner.codec.public_key().to_hex(),
+                d_tag_mode: inner.codec.mode().as_str().to_string(),
+                schema_version: conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,
+                kv: per_kind("kv")?,
+                journal: per_kind("journal")?,
+                persona: per_kind("persona")?,
+                embed: per_kind("embed")?,
+                introspection: per_kind("introspection")?,
+                deleted: count("SELECT count(*) FROM records WHERE deleted = 1")?,
+                events: count("SELECT count(*) FROM events")?,
+                outbox: count("SELECT count(*) FROM outbox")?,
+                unsigned_accesses: count("SELECT count(*) FROM records WHERE dirty = 1")?,
+                rejected,
+            })
+        })
+        .await
+    }
+
+    /// Ids of events waiting for relays, oldest first.
+    pub async fn outbox(&self) -> Result<Vec<String>> {
+        self.read(|conn, _| {
+            let mut stmt = conn.prepare("SELECT event_id FROM outbox ORDER BY queued_at, event_id")?;
+            let rows = stmt.query_map([], |r| r.get(0))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+        .await
+    }
+}
