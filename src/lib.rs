@@ -9,7 +9,7 @@ mod error;
 pub mod identity;
 pub mod model;
 
-pub use codec::{DTagMode, Path as MemoryPath};
+pub use codec::{DTagMode, Embedding, Path as MemoryPath};
 pub use error::{RejectReason, Result, Rule, ValidationError, Error};
 pub use identity::Identity;
 pub use model::{IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory};

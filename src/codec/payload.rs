@@ -327,6 +327,14 @@ mod tests {
     }
 
     #[test]
+    fn journal_timestamp_in_d_tag_matches_payload_to_the_last_bit() {
+        // Regression: a non-correctly-rounded float parser made these differ by one ULP.
+        let d = Path::parse("sense-journal/1795240213.0144045").unwrap();
+        let v: Value = serde_json::from_str(r#"{"type": "sense-memory:journal", "content": "x", "ts": 1795240213.0144045}"#).unwrap();
+        assert!(Payload::decode(&d, v.as_object().unwrap(), 1.0).is_ok());
+    }
+
+    #[test]
     fn persona_defaults_follow_from_dict() {
         let path = Path::Persona { domain: "d".into(), facet: "f".into(), key: "k".into() };
         let p = Payload::decode(

@@ -4,6 +4,7 @@
 //! it for relays, so a crash loses nothing a call has returned success for.
 
 mod apply;
+mod derived;
 mod persona;
 mod schema;
 mod transfer;

@@ -1,0 +1,356 @@
+//! Arguments and commands.
+
+use std::io::{IsTerminal, Read};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use memstr::identity::{DEFAULT_LOG_N, ENV_PASSWORD};
+use memstr::{DTagMode, Identity, ManualClock, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
+use nostr::JsonUtil;
+use zeroize::Zeroizing;
+
+use crate::output::Out;
+
+/// An AI agent's memory, encrypted to its own Nostr key and kept in a local store.
+#[derive(Debug, Parser)]
+#[command(name = "memstr", version, about)]
+pub struct Args {
+    /// Directory of the store and key file [default: the platform's data directory]/memstr.
+    #[arg(long, global = true, env = "MEMSTR_DIR", value_name = "DIR")]
+    dir: Option<PathBuf>,
+
+    /// NIP-49 key file [default: DIR/key.ncryptsec]. Ignored when MEMSTR_NSEC is set.
+    #[arg(long, global = true, env = "MEMSTR_KEY_FILE", value_name = "FILE")]
+    key_file: Option<PathBuf>,
+
+    /// Machine-readable JSON output.
+    #[arg(long, global = true)]
+    json: bool,
+
+    /// Evaluate decay and stamp writes at this Unix time (seconds) instead of now.
+    #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "SECONDS")]
+    now: Option<f64>,
+
+    /// Write d tags in this mode from now on (remembered by the store).
+    #[arg(long, global = true, env = "MEMSTR_D_TAGS", value_name = "compatible|blinded")]
+    d_tags: Option<DTagMode>,
+
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Create a key file (password from MEMSTR_PASSWORD or a prompt) and the store.
+    Init {
+        /// Encrypt the key in MEMSTR_NSEC instead of generating a new one.
+        #[arg(long)]
+        from_env: bool,
+        /// scrypt cost of the key file (NIP-49 log_n).
+        #[arg(long, default_value_t = DEFAULT_LOG_N, value_parser = clap::value_parser!(u8).range(1..=22))]
+        log_n: u8,
+    },
+    /// Print the public key.
+    Whoami,
+    /// Store VALUE under KEY (replacing any previous value).
+    Remember {
+        key: String,
+        value: String,
+        /// Timestamp of the memory (Unix seconds) [default: now].
+        #[arg(long, value_name = "SECONDS")]
+        at: Option<f64>,
+    },
+    /// Print the value stored under KEY (exit 1 if none), or every memory with --all.
+    Recall {
+        #[arg(required_unless_present = "all")]
+        key: Option<String>,
+        /// Every flat memory.
+        #[arg(long, conflicts_with = "key")]
+        all: bool,
+    },
+    /// Forget KEY (tombstone plus NIP-09 deletion).
+    Forget { key: String },
+    /// Append an entry to the journal.
+    Journal {
+        text: String,
+        /// Timestamp of the entry (Unix seconds) [default: now].
+        #[arg(long, value_name = "SECONDS")]
+        at: Option<f64>,
+    },
+    /// The newest journal entries.
+    Recent {
+        #[arg(long, short = 'n', default_value_t = 20)]
+        limit: usize,
+    },
+    /// Structured memories: domain / facet / key.
+    #[command(subcommand)]
+    Persona(PersonaCommand),
+    /// Counts: records, events, outbox, rejected events per reason.
+    Stats,
+    /// Write every event of the store as JSON Lines (the portable backup format).
+    Export {
+        /// Export signed NIP-01 events (the only format for now; required for clarity).
+        #[arg(long, required = true)]
+        events: bool,
+        /// Output file [default: standard output].
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Import JSON Lines of signed events, verifying each as untrusted input.
+    Import {
+        /// Import signed NIP-01 events (the only format for now; required for clarity).
+        #[arg(long, required = true)]
+        events: bool,
+        /// Input file [default: standard input].
+        file: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum PersonaCommand {
+    /// Store a memory (or update the one at the same address).
+    Add {
+        domain: String,
+        facet: String,
+        key: String,
+        value: String,
+        /// A theme (repeatable); replaces the stored themes.
+        #[arg(long = "theme", value_name = "THEME")]
+        themes: Vec<String>,
+        /// Key of a related memory (repeatable).
+        #[arg(long = "connect", value_name = "KEY")]
+        connections: Vec<String>,
+        #[arg(long)]
+        source: Option<String>,
+        /// 0 to 1.
+        #[arg(long)]
+        confidence: Option<f64>,
+        /// Days for relevance to halve.
+        #[arg(long, value_name = "DAYS")]
+        halflife: Option<f64>,
+        /// When it was learned (Unix seconds) [default: now].
+        #[arg(long, value_name = "SECONDS")]
+        at: Option<f64>,
+    },
+    /// Show one memory (counts as an access unless --peek).
+    Get {
+        domain: String,
+        facet: String,
+        key: String,
+        /// Read without counting an access.
+        #[arg(long)]
+        peek: bool,
+    },
+    /// List memories, optionally within a domain and facet (counts as access unless --peek).
+    List {
+        domain: Option<String>,
+        facet: Option<String>,
+        #[arg(long)]
+        peek: bool,
+    },
+    /// Find memories by content (key x3, themes x2, value x1, times relevance).
+    Search {
+        query: String,
+        #[arg(long, short = 'n', default_value_t = 10)]
+        limit: usize,
+    },
+    /// Link two memories both ways (key or domain/facet/key).
+    Connect { a: String, b: String },
+    /// Mark OLD as contradicted and superseded by NEW.
+    Contradict { old: String, new: String },
+    /// Domains in use.
+    Domains,
+    /// Facets in use within DOMAIN.
+    Facets { domain: String },
+    /// Totals per state, domain and facet.
+    Stats,
+}
+
+impl Args {
+    fn dir(&self) -> Result<PathBuf> {
+        match &self.dir {
+            Some(d) => Ok(d.clone()),
+            None => Ok(dirs::data_dir()
+                .context("no platform data directory: pass --dir or set MEMSTR_DIR")?
+                .join("memstr")),
+        }
+    }
+
+    fn key_file(&self) -> Result<PathBuf> {
+        Ok(match &self.key_file {
+            Some(f) => f.clone(),
+            None => self.dir()?.join("key.ncryptsec"),
+        })
+    }
+}
+
+fn password(confirm: bool) -> Result<Zeroizing<String>> {
+    if let Ok(p) = std::env::var(ENV_PASSWORD) {
+        return Ok(Zeroizing::new(p));
+    }
+    if !std::io::stdin().is_terminal() {
+        bail!("no password: set {ENV_PASSWORD} or run in a terminal");
+    }
+    let p = Zeroizing::new(rpassword::prompt_password("memstr key password: ")?);
+    if confirm {
+        let again = Zeroizing::new(rpassword::prompt_password("repeat password: ")?);
+        if *again != *p {
+            bail!("passwords differ");
+        }
+    }
+    if p.is_empty() {
+        bail!("empty password");
+    }
+    Ok(p)
+}
+
+fn identity(args: &Args) -> Result<Identity> {
+    if let Some(id) = Identity::from_env()? {
+        return Ok(id);
+    }
+    let file = args.key_file()?;
+    if !file.exists() {
+        bail!("no key: run `memstr init`, set MEMSTR_NSEC, or point --key-file at a key ({} does not exist)", file.display());
+    }
+    Ok(Identity::load_file(&file, &password(false)?)?)
+}
+
+async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
+    let mut options = StoreOptions::default();
+    if let Some(now) = args.now {
+        options = options.clock(Arc::new(ManualClock::new(now)));
+    }
+    if let Some(mode) = args.d_tags {
+        options = options.d_tag_mode(mode);
+    }
+    let path = args.dir()?.join("memstr.db");
+    Ok(MemoryStore::open(&path, identity, options).await?)
+}
+
+pub async fn run(args: Args) -> Result<ExitCode> {
+    let out = Out { json: args.json };
+    if let Command::Init { from_env, log_n } = &args.command {
+        let file = args.key_file()?;
+        if file.exists() {
+            bail!("{} already exists; refusing to replace a key", file.display());
+        }
+        let id = if *from_env {
+            Identity::from_env()?.context("--from-env: MEMSTR_NSEC is not set")?
+        } else {
+            Identity::generate()
+        };
+        id.save_file(&file, &password(true)?, *log_n)?;
+        let store = open(&args, id.clone()).await?;
+        out.init(&id, &file, store.path(), store.d_tag_mode());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let id = identity(&args)?;
+    if let Command::Whoami = args.command {
+        out.whoami(&id);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let store = open(&args, id).await?;
+    let code = dispatch(&args, &store, &out).await?;
+    // Accesses recorded by this command are signed once, here.
+    store.close().await?;
+    Ok(code)
+}
+
+async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCode> {
+    let now = store.now();
+    match &args.command {
+        Command::Init { .. } | Command::Whoami => unreachable!("handled before opening the store"),
+        Command::Remember { key, value, at } => {
+            out.event_id(&store.remember_at(key, value, at.unwrap_or(now)).await?);
+        }
+        Command::Recall { key: Some(key), .. } => match store.recall(key).await? {
+            Some(m) => out.memory(&m),
+            None => {
+                out.not_found(key);
+                return Ok(ExitCode::from(1));
+            }
+        },
+        Command::Recall { key: None, .. } => out.memories(&store.recall_all().await?),
+        Command::Forget { key } => out.event_id(&store.forget(key).await?),
+        Command::Journal { text, at } => out.event_id(&store.journal_at(text, at.unwrap_or(now)).await?),
+        Command::Recent { limit } => out.journal(&store.recent(*limit).await?),
+        Command::Stats => out.stats(&store.stats().await?),
+        Command::Export { output, .. } => {
+            let events = store.export_events().await?;
+            let mut text = String::new();
+            for e in &events {
+                text.push_str(&e.as_json());
+                text.push('\n');
+            }
+            match output {
+                Some(path) => {
+                    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+                    out.exported(events.len(), path);
+                }
+                None => print!("{text}"),
+            }
+        }
+        Command::Import { file, .. } => {
+            let text = match file {
+                Some(path) => std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?,
+                None => {
+                    let mut s = String::new();
+                    std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
+                    s
+                }
+            };
+            out.import(&store.import_json_lines(&text).await?);
+        }
+        Command::Persona(cmd) => return persona(cmd, store, out, now).await,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64) -> Result<ExitCode> {
+    match cmd {
+        PersonaCommand::Add { domain, facet, key, value, themes, connections, source, confidence, halflife, at } => {
+            let input = PersonaInput {
+                themes: themes.clone(),
+                connections: connections.clone(),
+                source: source.clone(),
+                confidence: *confidence,
+                halflife_days: *halflife,
+                at: *at,
+                ..PersonaInput::new(domain, facet, key, value)
+            };
+            out.event_id(&store.persona_remember(input).await?);
+        }
+        PersonaCommand::Get { domain, facet, key, peek } => {
+            let q = PersonaQuery::exact(domain, facet, key);
+            let found = if *peek { store.persona_peek(q).await? } else { store.persona_recall(q).await? };
+            match found.first() {
+                Some(m) => out.persona(m, now),
+                None => {
+                    out.not_found(&format!("{domain}/{facet}/{key}"));
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        PersonaCommand::List { domain, facet, peek } => {
+            let q = PersonaQuery { domain: domain.clone(), facet: facet.clone(), key: None };
+            let found = if *peek { store.persona_peek(q).await? } else { store.persona_recall(q).await? };
+            out.personas(&found, now);
+        }
+        PersonaCommand::Search { query, limit } => out.hits(&store.persona_search(query, *limit).await?),
+        PersonaCommand::Connect { a, b } => {
+            store.persona_connect(a, b).await?;
+            out.done(&format!("connected {a} and {b}"));
+        }
+        PersonaCommand::Contradict { old, new } => {
+            store.persona_contradict(old, new).await?;
+            out.done(&format!("{old} is superseded by {new}"));
+        }
+        PersonaCommand::Domains => out.names(&store.persona_domains().await?),
+        PersonaCommand::Facets { domain } => out.names(&store.persona_facets(domain).await?),
+        PersonaCommand::Stats => out.persona_stats(&store.persona_stats().await?),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,219 @@
+//! Human-readable output by default, one JSON document per command with `--json`.
+
+use std::path::Path;
+
+use memstr::{
+    DTagMode, Identity, ImportReport, JournalEntry, Memory, PersonaHit, PersonaMemory, PersonaStats, StoreStats,
+};
+use serde_json::{json, Value};
+
+pub struct Out {
+    pub json: bool,
+}
+
+fn print_json(v: &Value) {
+    println!("{}", serde_json::to_string_pretty(v).expect("values always serialise"));
+}
+
+/// Every stored field, with `state` and `current_relevance` as they stand at `now`
+/// (the stored state is kept as `stored_state`).
+fn persona_json(m: &PersonaMemory, now: f64) -> Value {
+    let mut v = serde_json::to_value(m).expect("a memory always serialises");
+    let obj = v.as_object_mut().expect("an object");
+    obj.insert("stored_state".into(), obj["state"].clone());
+    obj.insert("state".into(), m.compute_state(now).as_str().into());
+    obj.insert("current_relevance".into(), m.current_relevance(now).into());
+    v
+}
+
+fn time(ts: f64) -> String {
+    let secs = ts.floor() as i64;
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+impl Out {
+    pub fn init(&self, id: &Identity, key_file: &Path, store: &Path, mode: DTagMode) {
+        if self.json {
+            print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(),
+                "key_file": key_file, "store": store, "d_tag_mode": mode.as_str()}));
+        } else {
+            println!("created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}", id.npub(), key_file.display(), store.display(), mode.as_str());
+        }
+    }
+
+    pub fn whoami(&self, id: &Identity) {
+        if self.json {
+            print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex()}));
+        } else {
+            println!("{}", id.npub());
+        }
+    }
+
+    pub fn event_id(&self, id: &str) {
+        if self.json {
+            print_json(&json!({"event_id": id}));
+        } else {
+            println!("{id}");
+        }
+    }
+
+    pub fn done(&self, what: &str) {
+        if self.json {
+            print_json(&json!({"ok": true}));
+        } else {
+            println!("{what}");
+        }
+    }
+
+    pub fn not_found(&self, what: &str) {
+        if self.json {
+            print_json(&Value::Null);
+        } else {
+            eprintln!("not found: {what}");
+        }
+    }
+
+    pub fn memory(&self, m: &Memory) {
+        if self.json {
+            print_json(&json!(m));
+        } else {
+            println!("{}", m.value);
+        }
+    }
+
+    pub fn memories(&self, ms: &[Memory]) {
+        if self.json {
+            print_json(&json!(ms));
+        } else {
+            for m in ms {
+                println!("{}\t{}", m.key, m.value);
+            }
+        }
+    }
+
+    pub fn journal(&self, entries: &[JournalEntry]) {
+        if self.json {
+            print_json(&json!(entries));
+        } else {
+            for e in entries {
+                println!("{}  {}", time(e.created_at), e.content);
+            }
+        }
+    }
+
+    pub fn persona(&self, m: &PersonaMemory, now: f64) {
+        if self.json {
+            print_json(&persona_json(m, now));
+            return;
+        }
+        println!("{}/{}/{}: {}", m.domain, m.facet, m.key, m.value);
+        println!("  state {} (relevance {:.3}), accessed {} times, last {}", m.compute_state(now), m.current_relevance(now), m.access_count, time(m.last_accessed));
+        if !m.themes.is_empty() {
+            println!("  themes: {}", m.themes.join(", "));
+        }
+        if !m.connections.is_empty() {
+            println!("  connections: {}", m.connections.join(", "));
+        }
+        if !m.contradicts.is_empty() {
+            println!("  contradicts: {}", m.contradicts.join(", "));
+        }
+        if let Some(s) = m.superseded_by.as_deref().filter(|s| !s.is_empty()) {
+            println!("  superseded by: {s}");
+        }
+        println!("  confidence {}, halflife {} days{}", m.confidence, m.halflife_days, if m.source.is_empty() { String::new() } else { format!(", source {}", m.source) });
+    }
+
+    pub fn personas(&self, ms: &[PersonaMemory], now: f64) {
+        if self.json {
+            print_json(&Value::Array(ms.iter().map(|m| persona_json(m, now)).collect()));
+        } else {
+            for m in ms {
+                println!("{}/{}/{}\t{}\t{:.3}\t{}", m.domain, m.facet, m.key, m.compute_state(now), m.current_relevance(now), m.value);
+            }
+        }
+    }
+
+    pub fn hits(&self, hits: &[PersonaHit]) {
+        if self.json {
+            print_json(&json!(hits));
+        } else {
+            for h in hits {
+                let m = &h.memory;
+                println!("{:.3}\t{}/{}/{}\t{}", h.score, m.domain, m.facet, m.key, m.value);
+            }
+        }
+    }
+
+    pub fn names(&self, names: &[String]) {
+        if self.json {
+            print_json(&json!(names));
+        } else {
+            for n in names {
+                println!("{n}");
+            }
+        }
+    }
+
+    pub fn persona_stats(&self, s: &PersonaStats) {
+        if self.json {
+            print_json(&json!(s));
+            return;
+        }
+        println!("{} persona memories", s.total);
+        for (k, v) in &s.by_state {
+            println!("  {k}: {v}");
+        }
+        for (k, v) in &s.by_domain {
+            println!("  domain {k}: {v}");
+        }
+    }
+
+    pub fn stats(&self, s: &StoreStats) {
+        if self.json {
+            print_json(&json!(s));
+            return;
+        }
+        println!("store {} (schema {}, d tags {})", s.path, s.schema_version, s.d_tag_mode);
+        println!("  key {}", s.public_key);
+        println!("  memories {}  journal {}  persona {}  embeddings {}  introspections {}  forgotten {}", s.kv, s.journal, s.persona, s.embed, s.introspection, s.deleted);
+        println!("  events {}  outbox {}  unsigned accesses {}", s.events, s.outbox, s.unsigned_accesses);
+        if s.rejected.is_empty() {
+            println!("  rejected events: none");
+        } else {
+            for (k, v) in &s.rejected {
+                println!("  rejected {k}: {v}");
+            }
+        }
+    }
+
+    pub fn exported(&self, n: usize, path: &Path) {
+        if self.json {
+            print_json(&json!({"events": n, "file": path}));
+        } else {
+            eprintln!("exported {n} events to {}", path.display());
+        }
+    }
+
+    pub fn import(&self, r: &ImportReport) {
+        if self.json {
+            print_json(&json!(r));
+        } else {
+            println!("applied {}, duplicate {}, stale {}, deleted {}, rejected {}", r.applied, r.duplicate, r.stale, r.deleted, r.rejected_total());
+            for (k, v) in &r.rejected {
+                println!("  rejected {k}: {v}");
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! Shared by the integration tests: the test key, store helpers, fixture paths.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use memstr::{Identity, ManualClock, MemoryStore, StoreOptions};
+
+/// A public test key (the sense-memory fixtures were written with it). Protects nothing.
+pub const TEST_SECRET: &str = "5c0c523f52a5b6fad39ed2403092df8cebc36318b39383bca6c00808626fab3a";
+
+pub fn test_identity() -> Identity {
+    Identity::from_secret(TEST_SECRET).unwrap()
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixtures() -> PathBuf {
+    repo().join("tests/fixtures/sense-memory-0.3.1")
+}
+
+pub fn expected() -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(fixtures().join("expected.json")).unwrap()).unwrap()
+}
+
+/// A store file in `dir` for the test key, its clock at `now`.
+pub async fn open_at(dir: &Path, now: f64) -> (MemoryStore, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(now));
+    let store = MemoryStore::open(dir.join("memstr.db"), test_identity(), StoreOptions::default().clock(clock.clone()))
+        .await
+        .unwrap();
+    (store, clock)
+}
+
+/// The `memstr` binary, isolated from the caller's environment, with the test key.
+pub fn memstr(dir: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memstr"));
+    for (k, _) in std::env::vars() {
+        if k.starts_with("MEMSTR_") {
+            cmd.env_remove(k);
+        }
+    }
+    cmd.env("MEMSTR_DIR", dir).env("MEMSTR_NSEC", TEST_SECRET).stdin(Stdio::null());
+    cmd
+}
+
+/// Runs a command, insisting on success; returns stdout.
+pub fn run_ok(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The interop venv's python with sense-memory 0.3.1 (created on first use with pip).
+/// Not optional: a machine that cannot install it fails these tests, loudly.
+pub fn python() -> PathBuf {
+    let out = Command::new("bash")
+        .arg(repo().join("scripts/interop/setup.sh"))
+        .stderr(Stdio::inherit())
+        .output()
+        .expect("running scripts/interop/setup.sh");
+    assert!(out.status.success(), "scripts/interop/setup.sh failed: cannot provide sense-memory 0.3.1");
+    let path = String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_string();
+    PathBuf::from(path)
+}
