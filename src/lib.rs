@@ -4,6 +4,9 @@
 //! local SQLite store that works with no relay at all, and readable by the published
 //! sense-memory client. See `docs/ARCHITECTURE.md` for the map of modules.
 
+/// The nostr crate memstr is built on (its `Event`, `Keys`, ... are memstr's).
+pub use nostr;
+
 pub mod codec;
 mod error;
 pub mod identity;
