@@ -28,26 +28,15 @@ pub enum Error {
 
     /// The store was written by a newer memstr; opening it could damage it.
     #[error("store {path} has schema version {found}; this memstr understands up to {supported}")]
-    SchemaTooNew {
-        path: PathBuf,
-        found: i64,
-        supported: i64,
-    },
+    SchemaTooNew { path: PathBuf, found: i64, supported: i64 },
 
     /// The store belongs to another key.
     #[error("store {path} belongs to public key {store_pubkey}, not {given_pubkey}")]
-    WrongKey {
-        path: PathBuf,
-        store_pubkey: String,
-        given_pubkey: String,
-    },
+    WrongKey { path: PathBuf, store_pubkey: String, given_pubkey: String },
 
     /// An event was refused (bad signature, foreign author, bad payload, ...).
     #[error("event {event_id}: rejected: {reason}")]
-    Rejected {
-        event_id: String,
-        reason: RejectReason,
-    },
+    Rejected { event_id: String, reason: RejectReason },
 
     /// A persona reference matched nothing.
     #[error("no persona memory matches {0:?}")]
@@ -80,10 +69,7 @@ pub enum Error {
 
 impl Error {
     pub(crate) fn db(path: &std::path::Path) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
-        move |source| Error::Database {
-            path: path.to_path_buf(),
-            source,
-        }
+        move |source| Error::Database { path: path.to_path_buf(), source }
     }
 }
 

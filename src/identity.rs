@@ -26,9 +26,7 @@ pub struct Identity {
 
 impl fmt::Debug for Identity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Identity")
-            .field("public_key", &self.npub())
-            .finish_non_exhaustive()
+        f.debug_struct("Identity").field("public_key", &self.npub()).finish_non_exhaustive()
     }
 }
 
@@ -81,7 +79,8 @@ impl Identity {
 
     /// Reads a key file holding one `ncryptsec1...` line.
     pub fn load_file(path: &Path, password: &str) -> Result<Self> {
-        let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?);
+        let text =
+            Zeroizing::new(std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?);
         Identity::from_ncryptsec(&text, password)
             .map_err(|e| Error::Identity(format!("{}: {}", path.display(), strip_prefix(&e))))
     }

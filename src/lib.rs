@@ -13,7 +13,7 @@ pub mod identity;
 pub mod model;
 
 pub use codec::{DTagMode, Embedding, Path as MemoryPath};
-pub use error::{RejectReason, Result, Rule, ValidationError, Error};
+pub use error::{Error, RejectReason, Result, Rule, ValidationError};
 pub use identity::Identity;
 pub use model::{IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory};
 pub mod search;

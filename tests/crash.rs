@@ -23,7 +23,10 @@ async fn writer(dir: &str, base: u64) -> ! {
     for i in base.. {
         store.remember(&format!("k{i}"), &format!("value {i}")).await.unwrap();
         if i % 3 == 0 {
-            store.persona_remember(PersonaInput::new("self", "facts", &format!("p{i}"), &format!("fact {i}"))).await.unwrap();
+            store
+                .persona_remember(PersonaInput::new("self", "facts", &format!("p{i}"), &format!("fact {i}")))
+                .await
+                .unwrap();
         }
         if i % 5 == 0 {
             store.journal(&format!("entry {i}")).await.unwrap();
@@ -111,5 +114,9 @@ async fn a_killed_writer_loses_nothing_acknowledged() {
     let q = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
     assert_eq!(q("SELECT count(*) FROM records r WHERE deleted = 0 AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = r.event_id)"), 0, "live record without its event");
     assert_eq!(q("SELECT count(*) FROM outbox o WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.id = o.event_id)"), 0);
-    assert_eq!(q("SELECT count(*) FROM records WHERE deleted = 0 AND kind IN ('kv','journal','persona')"), q("SELECT count(*) FROM records_fts"), "index out of step");
+    assert_eq!(
+        q("SELECT count(*) FROM records WHERE deleted = 0 AND kind IN ('kv','journal','persona')"),
+        q("SELECT count(*) FROM records_fts"),
+        "index out of step"
+    );
 }

@@ -42,7 +42,9 @@ async fn populated_export(dir: &std::path::Path) -> (memstr::MemoryStore, std::p
         .await
         .unwrap();
     store
-        .persona_remember(PersonaInput::new("world", "beliefs", "coffee-is-healthy", "Coffee is fine").halflife_days(10.0))
+        .persona_remember(
+            PersonaInput::new("world", "beliefs", "coffee-is-healthy", "Coffee is fine").halflife_days(10.0),
+        )
         .await
         .unwrap();
     store.persona_remember(PersonaInput::new("world", "beliefs", "coffee-is-harmful", "Coffee is bad")).await.unwrap();
@@ -52,7 +54,12 @@ async fn populated_export(dir: &std::path::Path) -> (memstr::MemoryStore, std::p
     // An access, signed at export.
     store.persona_recall(PersonaQuery::exact("people", "facts", "alice-prefers-dark-mode")).await.unwrap();
     store
-        .put_embedding(Embedding { key: "ns:topic".into(), embedding: vec![0.5, -0.25, 1e-5], model: "m".into(), created_at: T0 })
+        .put_embedding(Embedding {
+            key: "ns:topic".into(),
+            embedding: vec![0.5, -0.25, 1e-5],
+            model: "m".into(),
+            created_at: T0,
+        })
         .await
         .unwrap();
     store
@@ -123,10 +130,19 @@ async fn the_published_client_computes_the_same_relevance() {
         let theirs: Vec<Value> = serde_json::from_str(&stdout).unwrap();
         assert_eq!(theirs.len(), 3);
         for t in theirs {
-            let q = PersonaQuery::exact(t["domain"].as_str().unwrap(), t["facet"].as_str().unwrap(), t["key"].as_str().unwrap());
+            let q = PersonaQuery::exact(
+                t["domain"].as_str().unwrap(),
+                t["facet"].as_str().unwrap(),
+                t["key"].as_str().unwrap(),
+            );
             let m = store.persona_peek(q).await.unwrap().pop().unwrap();
             let want = t["current_relevance"].as_f64().unwrap();
-            assert!((m.current_relevance(now) - want).abs() < 1e-9, "{}: {} vs {want}", m.key, m.current_relevance(now));
+            assert!(
+                (m.current_relevance(now) - want).abs() < 1e-9,
+                "{}: {} vs {want}",
+                m.key,
+                m.current_relevance(now)
+            );
             assert_eq!(m.compute_state(now).as_str(), t["state"].as_str().unwrap());
         }
     }

@@ -46,7 +46,8 @@ async fn journal_entries_match_newest_first() {
         .map(|j| (j["content"].as_str().unwrap().to_string(), j["ts"].as_f64().unwrap()))
         .collect();
     want.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let got: Vec<(String, f64)> = store.recent(100).await.unwrap().into_iter().map(|j| (j.content, j.created_at)).collect();
+    let got: Vec<(String, f64)> =
+        store.recent(100).await.unwrap().into_iter().map(|j| (j.content, j.created_at)).collect();
     assert_eq!(got, want);
 }
 
@@ -72,7 +73,11 @@ async fn decay_and_state_equal_the_clients_within_1e9() {
     let mut states = std::collections::BTreeSet::new();
     for p in exp["persona"].as_array().unwrap() {
         let m: PersonaMemory = {
-            let q = PersonaQuery::exact(p["domain"].as_str().unwrap(), p["facet"].as_str().unwrap(), p["key"].as_str().unwrap());
+            let q = PersonaQuery::exact(
+                p["domain"].as_str().unwrap(),
+                p["facet"].as_str().unwrap(),
+                p["key"].as_str().unwrap(),
+            );
             store.persona_peek(q).await.unwrap().pop().unwrap()
         };
         for e in p["evaluations"].as_array().unwrap() {
@@ -100,7 +105,8 @@ async fn introspection_and_embedding_decode() {
     assert_eq!(got, exp["introspection"]);
     let e = store.embedding("ns:topic").await.unwrap().unwrap();
     assert_eq!(e.model, "all-MiniLM-L6-v2");
-    let want: Vec<f32> = exp["embed"]["embedding"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect();
+    let want: Vec<f32> =
+        exp["embed"]["embedding"].as_array().unwrap().iter().map(|x| x.as_f64().unwrap() as f32).collect();
     assert_eq!(e.embedding, want);
 }
 

@@ -205,13 +205,18 @@ async fn persona_update_keeps_history() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_at(dir.path(), T0).await;
     store
-        .persona_remember(PersonaInput::new("people", "facts", "alice", "likes tea").themes(["tea"]).connections(["bob"]))
+        .persona_remember(
+            PersonaInput::new("people", "facts", "alice", "likes tea").themes(["tea"]).connections(["bob"]),
+        )
         .await
         .unwrap();
     clock.set(T0 + DAY);
     store.persona_recall(PersonaQuery::exact("people", "facts", "alice")).await.unwrap();
     clock.set(T0 + 2.0 * DAY);
-    store.persona_remember(PersonaInput::new("people", "facts", "alice", "likes green tea").connections(["carol"])).await.unwrap();
+    store
+        .persona_remember(PersonaInput::new("people", "facts", "alice", "likes green tea").connections(["carol"]))
+        .await
+        .unwrap();
     let m = store.persona_peek(PersonaQuery::exact("people", "facts", "alice")).await.unwrap().pop().unwrap();
     assert_eq!(m.value, "likes green tea");
     assert_eq!(m.created_at, T0);
@@ -230,7 +235,8 @@ async fn recall_counts_accesses_and_flush_signs_one_event_per_memory() {
     let events_before = store.stats().await.unwrap().events;
     clock.set(T0 + 40.0 * DAY);
     for _ in 0..5 {
-        let got = store.persona_recall(PersonaQuery { domain: Some("self".into()), ..Default::default() }).await.unwrap();
+        let got =
+            store.persona_recall(PersonaQuery { domain: Some("self".into()), ..Default::default() }).await.unwrap();
         assert_eq!(got.len(), 2);
     }
     // Reads were recorded locally, none signed yet.
@@ -317,9 +323,15 @@ async fn bare_keys_in_two_places_are_ambiguous() {
 async fn search_scores_key_themes_value_and_hides_forgotten() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_at(dir.path(), T0).await;
-    store.persona_remember(PersonaInput::new("people", "facts", "alice-dark-mode", "prefers dim screens")).await.unwrap();
+    store
+        .persona_remember(PersonaInput::new("people", "facts", "alice-dark-mode", "prefers dim screens"))
+        .await
+        .unwrap();
     store.persona_remember(PersonaInput::new("people", "facts", "bob", "likes the dark theme")).await.unwrap();
-    store.persona_remember(PersonaInput::new("people", "facts", "carol", "editor setup").themes(["dark"])).await.unwrap();
+    store
+        .persona_remember(PersonaInput::new("people", "facts", "carol", "editor setup").themes(["dark"]))
+        .await
+        .unwrap();
     store
         .persona_remember(PersonaInput::new("people", "facts", "old-dark", "dark, long ago").at(T0 - 200.0 * DAY))
         .await
@@ -386,7 +398,8 @@ async fn switching_to_blinded_retires_the_plain_version() {
     let store = MemoryStore::open(&path, test_identity(), StoreOptions::default()).await.unwrap();
     store.remember("k", "plain").await.unwrap();
     drop(store);
-    let store = MemoryStore::open(&path, test_identity(), StoreOptions::default().d_tag_mode(DTagMode::Blinded)).await.unwrap();
+    let store =
+        MemoryStore::open(&path, test_identity(), StoreOptions::default().d_tag_mode(DTagMode::Blinded)).await.unwrap();
     store.remember("k", "blinded").await.unwrap();
     drop(store);
     // The mode is remembered.
@@ -433,10 +446,7 @@ async fn a_store_refuses_another_key_and_a_newer_schema() {
     store.remember("k", "v").await.unwrap();
     drop(store);
     let other = memstr::Identity::generate();
-    assert!(matches!(
-        MemoryStore::open(&path, other, StoreOptions::default()).await,
-        Err(Error::WrongKey { .. })
-    ));
+    assert!(matches!(MemoryStore::open(&path, other, StoreOptions::default()).await, Err(Error::WrongKey { .. })));
     let conn = rusqlite::Connection::open(&path).unwrap();
     conn.pragma_update(None, "user_version", 99).unwrap();
     drop(conn);

@@ -59,7 +59,10 @@ async fn assert_rejected(line: String, reason: &str) {
     assert_eq!(report.rejected.get(reason), Some(&1), "{reason}: {report:?}");
     let after = store.stats().await.unwrap();
     assert_eq!(after.rejected.get(reason), Some(&1), "{reason}: counted in stats");
-    assert_eq!((after.events, after.outbox, after.kv, after.journal), (before.events, before.outbox, before.kv, before.journal));
+    assert_eq!(
+        (after.events, after.outbox, after.kv, after.journal),
+        (before.events, before.outbox, before.kv, before.journal)
+    );
     assert_eq!(store.recall_all().await.unwrap(), before_all, "{reason}");
     assert_eq!(store.recent(10).await.unwrap(), before_recent, "{reason}");
 }
@@ -121,9 +124,13 @@ async fn oversized_event_is_rejected() {
 async fn undecryptable_content_is_rejected() {
     // Encrypted to someone else, and plain garbage.
     let stranger = Keys::generate();
-    let to_other = Cipher::new(me().secret_key(), &stranger.public_key()).unwrap().encrypt(&kv("victim", "x").to_string()).unwrap();
+    let to_other = Cipher::new(me().secret_key(), &stranger.public_key())
+        .unwrap()
+        .encrypt(&kv("victim", "x").to_string())
+        .unwrap();
     assert_rejected(app_event(&me(), vec![d("sense-memory/victim")], to_other).as_json(), "undecryptable").await;
-    assert_rejected(app_event(&me(), vec![d("sense-memory/victim")], "plaintext!".into()).as_json(), "undecryptable").await;
+    assert_rejected(app_event(&me(), vec![d("sense-memory/victim")], "plaintext!".into()).as_json(), "undecryptable")
+        .await;
 }
 
 #[tokio::test]
@@ -163,10 +170,11 @@ async fn d_tag_payload_mismatch_is_rejected() {
 #[tokio::test]
 async fn dm_not_to_self_is_rejected() {
     let stranger = Keys::generate();
-    let e = EventBuilder::new(Kind::from(4), encrypted(json!({"type": "sense-memory:journal", "content": "x", "ts": T0})))
-        .tag(Tag::public_key(stranger.public_key()))
-        .sign_with_keys(&me())
-        .unwrap();
+    let e =
+        EventBuilder::new(Kind::from(4), encrypted(json!({"type": "sense-memory:journal", "content": "x", "ts": T0})))
+            .tag(Tag::public_key(stranger.public_key()))
+            .sign_with_keys(&me())
+            .unwrap();
     assert_rejected(e.as_json(), "not_to_self").await;
 }
 

@@ -4,11 +4,11 @@ use std::fmt;
 
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine;
+use chacha20::cipher::{KeyIvInit, StreamCipher};
+use chacha20::ChaCha20;
 use nostr::hashes::hmac::{Hmac, HmacEngine};
 use nostr::hashes::sha256::Hash as Sha256Hash;
 use nostr::hashes::{Hash, HashEngine};
-use chacha20::cipher::{KeyIvInit, StreamCipher};
-use chacha20::ChaCha20;
 use nostr::nips::nip44::v2::ConversationKey;
 use nostr::secp256k1::rand::rngs::OsRng;
 use nostr::secp256k1::rand::RngCore;

@@ -117,19 +117,14 @@ impl Path {
         }
         if let Some(p) = d.strip_prefix(PERSONA_PREFIX) {
             let mut parts = p.split('/');
-            let (Some(domain), Some(facet), Some(key), None) =
-                (parts.next(), parts.next(), parts.next(), parts.next())
+            let (Some(domain), Some(facet), Some(key), None) = (parts.next(), parts.next(), parts.next(), parts.next())
             else {
                 return Err(PathError::Malformed);
             };
             validate_taxonomy("domain", domain).map_err(|_| PathError::Malformed)?;
             validate_taxonomy("facet", facet).map_err(|_| PathError::Malformed)?;
             validate_key(key).map_err(|_| PathError::Malformed)?;
-            return Ok(Path::Persona {
-                domain: domain.to_string(),
-                facet: facet.to_string(),
-                key: key.to_string(),
-            });
+            return Ok(Path::Persona { domain: domain.to_string(), facet: facet.to_string(), key: key.to_string() });
         }
         if let Some(key) = d.strip_prefix(EMBED_PREFIX) {
             validate_key(key).map_err(|_| PathError::Malformed)?;
@@ -218,10 +213,7 @@ mod tests {
             Path::parse("sense-journal/1795239472.3708987").unwrap(),
             Path::Journal { ts, .. } if ts == 1795239472.3708987
         ));
-        assert!(matches!(
-            Path::parse("sense-memory/introspection/1795239472.5").unwrap(),
-            Path::Introspection { .. }
-        ));
+        assert!(matches!(Path::parse("sense-memory/introspection/1795239472.5").unwrap(), Path::Introspection { .. }));
         // A bare "persona" key is a flat memory, as in the client.
         assert_eq!(Path::parse("sense-memory/persona").unwrap(), Path::Kv { key: "persona".into() });
         // A colon in a key is fine: memstr never splits a d tag on ':'.

@@ -17,6 +17,8 @@ pub const MAX_EVENT_BYTES: usize = 131_072;
 const MAX_TAGS: usize = 2_000;
 
 /// What an accepted event means for the store.
+// Decoded values live one at a time between decoding and applying: boxing buys nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decoded {
     /// A memory (or tombstone) at a path. `d_tag` is the tag as it appeared (plain or blinded).

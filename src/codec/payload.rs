@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 use super::dtag::Path;
 use crate::error::RejectReason;
 use crate::model::{
-    validate_journal_content, validate_key, validate_timestamp, validate_value,
-    IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS,
+    validate_journal_content, validate_key, validate_timestamp, validate_value, IntrospectionReport, JournalEntry,
+    Memory, MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS,
 };
 
 const TYPE_KV: &str = "sense-memory:kv";
@@ -81,9 +81,7 @@ impl Payload {
             }),
             Payload::Introspection(r) => {
                 let mut v = serde_json::to_value(r).expect("a report always serialises");
-                v.as_object_mut()
-                    .expect("a report is an object")
-                    .insert("type".into(), TYPE_INTROSPECTION.into());
+                v.as_object_mut().expect("a report is an object").insert("type".into(), TYPE_INTROSPECTION.into());
                 v
             }
             Payload::Tombstone(t) => json!({"type": TYPE_TOMBSTONE, "path": t.path, "deleted_at": t.deleted_at}),
@@ -310,7 +308,12 @@ mod tests {
         let path = Path::Persona { domain: "people".into(), facet: "facts".into(), key: "alice".into() };
         assert_eq!(round_trip(&path, &p), p);
 
-        let e = Payload::Embed(Embedding { key: "alice".into(), embedding: vec![0.25, -1.0], model: "m".into(), created_at: 3.0 });
+        let e = Payload::Embed(Embedding {
+            key: "alice".into(),
+            embedding: vec![0.25, -1.0],
+            model: "m".into(),
+            created_at: 3.0,
+        });
         assert_eq!(round_trip(&Path::Embed { key: "alice".into() }, &e), e);
 
         let r = Payload::Introspection(IntrospectionReport {
@@ -330,7 +333,9 @@ mod tests {
     fn journal_timestamp_in_d_tag_matches_payload_to_the_last_bit() {
         // Regression: a non-correctly-rounded float parser made these differ by one ULP.
         let d = Path::parse("sense-journal/1795240213.0144045").unwrap();
-        let v: Value = serde_json::from_str(r#"{"type": "sense-memory:journal", "content": "x", "ts": 1795240213.0144045}"#).unwrap();
+        let v: Value =
+            serde_json::from_str(r#"{"type": "sense-memory:journal", "content": "x", "ts": 1795240213.0144045}"#)
+                .unwrap();
         assert!(Payload::decode(&d, v.as_object().unwrap(), 1.0).is_ok());
     }
 

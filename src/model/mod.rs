@@ -11,13 +11,11 @@ mod validate;
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
 pub use persona::{
-    MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS, THRESHOLD_DISSOLVED, THRESHOLD_FADING,
-    THRESHOLD_FORGOTTEN,
+    MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS, THRESHOLD_DISSOLVED, THRESHOLD_FADING, THRESHOLD_FORGOTTEN,
 };
 pub use validate::{
-    validate_confidence, validate_halflife, validate_journal_content, validate_key,
-    validate_taxonomy, validate_timestamp, validate_value, MAX_CONTENT_LENGTH, MAX_KEY_LENGTH,
-    MAX_TAXONOMY_LENGTH,
+    validate_confidence, validate_halflife, validate_journal_content, validate_key, validate_taxonomy,
+    validate_timestamp, validate_value, MAX_CONTENT_LENGTH, MAX_KEY_LENGTH, MAX_TAXONOMY_LENGTH,
 };
 
 /// The default persona domains of sense-memory v2 (others are allowed).

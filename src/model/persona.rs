@@ -35,12 +35,8 @@ pub enum MemoryState {
 
 impl MemoryState {
     /// All states, from most to least alive.
-    pub const ALL: [MemoryState; 4] = [
-        MemoryState::Active,
-        MemoryState::Fading,
-        MemoryState::Forgotten,
-        MemoryState::Dissolved,
-    ];
+    pub const ALL: [MemoryState; 4] =
+        [MemoryState::Active, MemoryState::Fading, MemoryState::Forgotten, MemoryState::Dissolved];
 
     /// The wire name (`"active"`, ...).
     pub fn as_str(self) -> &'static str {
@@ -78,10 +74,7 @@ impl FromStr for MemoryState {
         MemoryState::ALL
             .into_iter()
             .find(|st| st.as_str() == s)
-            .ok_or_else(|| ValidationError {
-                field: "state",
-                rule: Rule::UnknownState(s.to_string()),
-            })
+            .ok_or_else(|| ValidationError { field: "state", rule: Rule::UnknownState(s.to_string()) })
     }
 }
 

@@ -67,10 +67,7 @@ pub fn validate_journal_content(content: &str) -> Result<(), ValidationError> {
 /// Confidence in [0, 1].
 pub fn validate_confidence(confidence: f64) -> Result<(), ValidationError> {
     if !(0.0..=1.0).contains(&confidence) {
-        return Err(fail(
-            "confidence",
-            Rule::OutOfRange { min: 0.0, max: 1.0, value: confidence },
-        ));
+        return Err(fail("confidence", Rule::OutOfRange { min: 0.0, max: 1.0, value: confidence }));
     }
     Ok(())
 }
@@ -107,10 +104,7 @@ mod tests {
         assert_eq!(validate_key("a\0b").unwrap_err().rule, Rule::ForbiddenChar('\0'));
         assert_eq!(validate_key("a..b").unwrap_err().rule, Rule::PathTraversal);
         assert!(validate_key(&"k".repeat(256)).is_ok());
-        assert_eq!(
-            validate_key(&"k".repeat(257)).unwrap_err().rule,
-            Rule::TooLong { max: 256, len: 257 }
-        );
+        assert_eq!(validate_key(&"k".repeat(257)).unwrap_err().rule, Rule::TooLong { max: 256, len: 257 });
         // 256 code points of a 4-byte character: counted as Python counts, not in bytes.
         assert!(validate_key(&"☕".repeat(256)).is_ok());
     }

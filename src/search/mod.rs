@@ -29,10 +29,7 @@ pub struct PersonaHit {
 
 /// Lower-cased runs of letters and digits: the same words FTS5's unicode61 tokenizer sees.
 pub fn tokenize(text: &str) -> Vec<String> {
-    text.split(|c: char| !c.is_alphanumeric())
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect()
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
 
 /// The distinct words of a query, in order.
@@ -48,9 +45,8 @@ pub fn query_terms(query: &str) -> Vec<String> {
 
 /// An FTS5 expression matching any of `terms` (each quoted, so no word is an operator).
 pub fn fts_any(terms: &[String]) -> Option<String> {
-    (!terms.is_empty()).then(|| {
-        terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ")
-    })
+    (!terms.is_empty())
+        .then(|| terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR "))
 }
 
 /// Seed 003's weighted match of `terms` against a memory: (score, matched key or theme).
@@ -90,14 +86,12 @@ pub fn score_persona(terms: &[String], m: PersonaMemory, now: f64) -> Option<Per
         MemoryState::Fading => direct,
         _ => false,
     };
-    visible.then(|| PersonaHit { score: match_score * relevance, match_score, relevance, state, memory: m })
+    visible.then_some(PersonaHit { score: match_score * relevance, match_score, relevance, state, memory: m })
 }
 
 /// Orders hits best first; ties by address so the order is stable.
 pub fn rank(hits: &mut [PersonaHit]) {
-    hits.sort_by(|a, b| {
-        b.score.total_cmp(&a.score).then_with(|| a.memory.address().cmp(&b.memory.address()))
-    });
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.memory.address().cmp(&b.memory.address())));
 }
 
 #[cfg(test)]

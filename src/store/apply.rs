@@ -136,7 +136,9 @@ pub(crate) fn apply(tx: &Transaction, event: &Event, decoded: &Decoded) -> Resul
             let mut dirty = false;
             if let (Some(c), Payload::Persona(incoming)) = (&cur, &mut payload) {
                 // Local reads not yet signed must survive a newer version from elsewhere.
-                if let Some(Ok(mine)) = c.dirty.then(|| c.payload.as_deref().map(serde_json::from_str::<PersonaMemory>)).flatten() {
+                if let Some(Ok(mine)) =
+                    c.dirty.then(|| c.payload.as_deref().map(serde_json::from_str::<PersonaMemory>)).flatten()
+                {
                     if mine.access_count > incoming.access_count || mine.last_accessed > incoming.last_accessed {
                         incoming.access_count = incoming.access_count.max(mine.access_count);
                         incoming.last_accessed = incoming.last_accessed.max(mine.last_accessed);
@@ -223,7 +225,9 @@ pub(crate) fn upsert_record(
          ON CONFLICT(path) DO UPDATE SET kind = ?2, d_tag = ?3, event_id = ?4, created_at = ?5, deleted = ?6,
              domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12
          RETURNING rid",
-        params![path_s, kind, d_tag, event_id, created_at, tombstone, row.domain, row.facet, row.key, row.ts, json, dirty],
+        params![
+            path_s, kind, d_tag, event_id, created_at, tombstone, row.domain, row.facet, row.key, row.ts, json, dirty
+        ],
         |r| r.get(0),
     )?;
     tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;

@@ -130,8 +130,7 @@ impl MemoryStore {
         self.read(|conn, _| {
             let mut stmt = conn.prepare("SELECT json FROM events ORDER BY created_at, id")?;
             let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-            rows.map(|j| Ok(Event::from_json(j?).map_err(|e| crate::Error::Crypto(format!("stored event: {e}")))?))
-                .collect()
+            rows.map(|j| Event::from_json(j?).map_err(|e| crate::Error::Crypto(format!("stored event: {e}")))).collect()
         })
         .await
     }

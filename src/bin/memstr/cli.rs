@@ -173,9 +173,9 @@ impl Args {
     fn dir(&self) -> Result<PathBuf> {
         match &self.dir {
             Some(d) => Ok(d.clone()),
-            None => Ok(dirs::data_dir()
-                .context("no platform data directory: pass --dir or set MEMSTR_DIR")?
-                .join("memstr")),
+            None => {
+                Ok(dirs::data_dir().context("no platform data directory: pass --dir or set MEMSTR_DIR")?.join("memstr"))
+            }
         }
     }
 
@@ -213,7 +213,10 @@ fn identity(args: &Args) -> Result<Identity> {
     }
     let file = args.key_file()?;
     if !file.exists() {
-        bail!("no key: run `memstr init`, set MEMSTR_NSEC, or point --key-file at a key ({} does not exist)", file.display());
+        bail!(
+            "no key: run `memstr init`, set MEMSTR_NSEC, or point --key-file at a key ({} does not exist)",
+            file.display()
+        );
     }
     Ok(Identity::load_file(&file, &password(false)?)?)
 }

@@ -49,7 +49,13 @@ impl Out {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(),
                 "key_file": key_file, "store": store, "d_tag_mode": mode.as_str()}));
         } else {
-            println!("created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}", id.npub(), key_file.display(), store.display(), mode.as_str());
+            println!(
+                "created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}",
+                id.npub(),
+                key_file.display(),
+                store.display(),
+                mode.as_str()
+            );
         }
     }
 
@@ -119,7 +125,13 @@ impl Out {
             return;
         }
         println!("{}/{}/{}: {}", m.domain, m.facet, m.key, m.value);
-        println!("  state {} (relevance {:.3}), accessed {} times, last {}", m.compute_state(now), m.current_relevance(now), m.access_count, time(m.last_accessed));
+        println!(
+            "  state {} (relevance {:.3}), accessed {} times, last {}",
+            m.compute_state(now),
+            m.current_relevance(now),
+            m.access_count,
+            time(m.last_accessed)
+        );
         if !m.themes.is_empty() {
             println!("  themes: {}", m.themes.join(", "));
         }
@@ -132,7 +144,12 @@ impl Out {
         if let Some(s) = m.superseded_by.as_deref().filter(|s| !s.is_empty()) {
             println!("  superseded by: {s}");
         }
-        println!("  confidence {}, halflife {} days{}", m.confidence, m.halflife_days, if m.source.is_empty() { String::new() } else { format!(", source {}", m.source) });
+        println!(
+            "  confidence {}, halflife {} days{}",
+            m.confidence,
+            m.halflife_days,
+            if m.source.is_empty() { String::new() } else { format!(", source {}", m.source) }
+        );
     }
 
     pub fn personas(&self, ms: &[PersonaMemory], now: f64) {
@@ -140,7 +157,15 @@ impl Out {
             print_json(&Value::Array(ms.iter().map(|m| persona_json(m, now)).collect()));
         } else {
             for m in ms {
-                println!("{}/{}/{}\t{}\t{:.3}\t{}", m.domain, m.facet, m.key, m.compute_state(now), m.current_relevance(now), m.value);
+                println!(
+                    "{}/{}/{}\t{}\t{:.3}\t{}",
+                    m.domain,
+                    m.facet,
+                    m.key,
+                    m.compute_state(now),
+                    m.current_relevance(now),
+                    m.value
+                );
             }
         }
     }
@@ -187,7 +212,10 @@ impl Out {
         }
         println!("store {} (schema {}, d tags {})", s.path, s.schema_version, s.d_tag_mode);
         println!("  key {}", s.public_key);
-        println!("  memories {}  journal {}  persona {}  embeddings {}  introspections {}  forgotten {}", s.kv, s.journal, s.persona, s.embed, s.introspection, s.deleted);
+        println!(
+            "  memories {}  journal {}  persona {}  embeddings {}  introspections {}  forgotten {}",
+            s.kv, s.journal, s.persona, s.embed, s.introspection, s.deleted
+        );
         println!("  events {}  outbox {}  unsigned accesses {}", s.events, s.outbox, s.unsigned_accesses);
         if s.rejected.is_empty() {
             println!("  rejected events: none");
@@ -210,7 +238,14 @@ impl Out {
         if self.json {
             print_json(&json!(r));
         } else {
-            println!("applied {}, duplicate {}, stale {}, deleted {}, rejected {}", r.applied, r.duplicate, r.stale, r.deleted, r.rejected_total());
+            println!(
+                "applied {}, duplicate {}, stale {}, deleted {}, rejected {}",
+                r.applied,
+                r.duplicate,
+                r.stale,
+                r.deleted,
+                r.rejected_total()
+            );
             for (k, v) in &r.rejected {
                 println!("  rejected {k}: {v}");
             }

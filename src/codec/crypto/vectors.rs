@@ -111,9 +111,7 @@ fn valid_encrypt_decrypt() {
         let b = Cipher::new(&sk2, &pk1).unwrap();
         assert_eq!(hex::encode(a.conversation_key()), s(&c, "conversation_key"));
         let plaintext = s(&c, "plaintext");
-        let payload = a
-            .encrypt_with_rng(&mut FixedNonce(h32(&s(&c, "nonce"))), plaintext.as_bytes())
-            .unwrap();
+        let payload = a.encrypt_with_rng(&mut FixedNonce(h32(&s(&c, "nonce"))), plaintext.as_bytes()).unwrap();
         assert_eq!(payload, s(&c, "payload"));
         assert_eq!(b.decrypt(&payload).unwrap(), plaintext);
     }
@@ -127,9 +125,7 @@ fn valid_long_messages() {
         let cipher = cipher_from_ck(&s(&c, "conversation_key"));
         let plaintext = s(&c, "pattern").repeat(c["repeat"].as_u64().unwrap() as usize);
         assert_eq!(sha256_hex(plaintext.as_bytes()), s(&c, "plaintext_sha256"));
-        let payload = cipher
-            .encrypt_with_rng(&mut FixedNonce(h32(&s(&c, "nonce"))), plaintext.as_bytes())
-            .unwrap();
+        let payload = cipher.encrypt_with_rng(&mut FixedNonce(h32(&s(&c, "nonce"))), plaintext.as_bytes()).unwrap();
         assert_eq!(sha256_hex(payload.as_bytes()), s(&c, "payload_sha256"));
         assert_eq!(cipher.decrypt(&payload).unwrap(), plaintext);
     }

@@ -1,0 +1,1337 @@
+//! End-to-end tests of the `memstr` binary: every command and flag, run as a child
+//! process against its own temporary store, with the developer's `MEMSTR_*` environment
+//! removed so nothing outside the test can leak in.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use memstr::nostr::nips::nip19::FromBech32;
+use memstr::nostr::nips::nip49::EncryptedSecretKey;
+use memstr::Identity;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// A public test key; never a real one.
+const SECRET_HEX: &str = "5c0c523f52a5b6fad39ed2403092df8cebc36318b39383bca6c00808626fab3a";
+/// Another valid key (the scalar 3).
+const OTHER_HEX: &str = "0000000000000000000000000000000000000000000000000000000000000003";
+const PASSWORD: &str = "correct horse battery staple";
+const DAY: f64 = 86_400.0;
+/// An arbitrary fixed instant (2023-11-14 22:13:20Z).
+const T0: f64 = 1_700_000_000.0;
+
+// ---------------------------------------------------------------------------------------
+// Harness
+// ---------------------------------------------------------------------------------------
+
+/// The captured result of one run of the binary.
+#[derive(Debug)]
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn from_output(o: Output) -> Self {
+        Run {
+            code: o.status.code(),
+            stdout: String::from_utf8(o.stdout).expect("stdout is UTF-8"),
+            stderr: String::from_utf8(o.stderr).expect("stderr is UTF-8"),
+        }
+    }
+
+    /// Asserts exit status 0 and returns stdout.
+    fn ok(self) -> String {
+        assert_eq!(self.code, Some(0), "expected success: {self:#?}");
+        self.stdout
+    }
+
+    /// Asserts exit status `code` and returns the run for further checks.
+    fn code(self, code: i32) -> Self {
+        assert_eq!(self.code, Some(code), "expected exit {code}: {self:#?}");
+        self
+    }
+
+    /// Asserts success and parses stdout as one JSON document.
+    fn json(self) -> Value {
+        let out = self.ok();
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {out}"))
+    }
+}
+
+/// The binary, with a clean environment: no inherited `MEMSTR_*`, no terminal on stdin,
+/// and HOME / XDG_DATA_HOME pointed into `sandbox` so a store can never land in the
+/// developer's real data directory even if `--dir` were ignored.
+fn bare(sandbox: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_memstr"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("MEMSTR_") {
+            c.env_remove(k);
+        }
+    }
+    c.env("HOME", sandbox.join("home"))
+        .env("XDG_DATA_HOME", sandbox.join("xdg"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn run(mut c: Command) -> Run {
+    Run::from_output(c.output().expect("memstr runs"))
+}
+
+/// Runs `c` with `input` on its standard input.
+fn run_with_stdin(mut c: Command, input: &str) -> Run {
+    c.stdin(Stdio::piped());
+    let mut child = c.spawn().expect("memstr runs");
+    child.stdin.take().expect("piped stdin").write_all(input.as_bytes()).expect("write stdin");
+    Run::from_output(child.wait_with_output().expect("memstr finishes"))
+}
+
+/// One isolated store: a temporary directory, used as `--dir`, and a secret key given
+/// through `MEMSTR_NSEC`.
+struct Store {
+    tmp: TempDir,
+    secret: &'static str,
+}
+
+impl Store {
+    fn new() -> Self {
+        Self::with_key(SECRET_HEX)
+    }
+
+    fn with_key(secret: &'static str) -> Self {
+        Store { tmp: tempfile::tempdir().expect("tempdir"), secret }
+    }
+
+    fn dir(&self) -> PathBuf {
+        self.tmp.path().join("store")
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.tmp.path().join(name)
+    }
+
+    /// The binary with `--dir` and `MEMSTR_NSEC` set, then `args`.
+    fn cmd(&self, args: &[&str]) -> Command {
+        let mut c = bare(self.tmp.path());
+        c.env("MEMSTR_NSEC", self.secret).arg("--dir").arg(self.dir()).args(args);
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        run(self.cmd(args))
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        self.run(args).ok()
+    }
+
+    /// Runs with `--json` appended (the flag is global) and parses the output.
+    fn json(&self, args: &[&str]) -> Value {
+        let mut c = self.cmd(args);
+        c.arg("--json");
+        run(c).json()
+    }
+}
+
+fn s(x: f64) -> String {
+    format!("{x}")
+}
+
+fn assert_close(v: &Value, want: f64) {
+    let got = v.as_f64().unwrap_or_else(|| panic!("not a number: {v}"));
+    assert!((got - want).abs() < 1e-9, "got {got}, want {want}");
+}
+
+fn is_event_id(s: &str) -> bool {
+    s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+}
+
+fn test_identity() -> Identity {
+    Identity::from_secret(SECRET_HEX).expect("the test key is valid")
+}
+
+fn lines(text: &str) -> Vec<&str> {
+    text.lines().collect()
+}
+
+/// A persona memory at `T0` with the default halflife (30 days).
+fn add_persona(st: &Store, domain: &str, facet: &str, key: &str, value: &str) {
+    st.ok(&["persona", "add", domain, facet, key, value, "--at", &s(T0)]);
+}
+
+// ---------------------------------------------------------------------------------------
+// Global options and their environment variables
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn dir_flag_puts_the_store_in_dir() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    let db = st.dir().join("memstr.db");
+    assert!(db.is_file(), "{} should exist", db.display());
+    let stats = st.json(&["stats"]);
+    assert_eq!(stats["path"], db.display().to_string());
+    assert!(!st.path("xdg").exists() && !st.path("home").exists(), "nothing written to the default data dir");
+}
+
+#[test]
+fn memstr_dir_env_selects_the_store() {
+    let st = Store::new();
+    let mut c = bare(st.tmp.path());
+    c.env("MEMSTR_NSEC", SECRET_HEX).env("MEMSTR_DIR", st.dir()).args(["remember", "k", "from-env"]);
+    run(c).ok();
+    assert!(st.dir().join("memstr.db").is_file());
+    // The same store, reached with --dir.
+    assert_eq!(st.ok(&["recall", "k"]), "from-env\n");
+}
+
+#[test]
+fn dir_flag_overrides_memstr_dir_env() {
+    let st = Store::new();
+    let elsewhere = st.path("elsewhere");
+    let mut c = st.cmd(&["remember", "k", "v"]);
+    c.env("MEMSTR_DIR", &elsewhere);
+    run(c).ok();
+    assert!(st.dir().join("memstr.db").is_file());
+    assert!(!elsewhere.exists(), "MEMSTR_DIR must lose to --dir");
+}
+
+#[test]
+fn now_flag_stamps_writes() {
+    let st = Store::new();
+    st.ok(&["--now", "1234.5", "remember", "k", "v"]);
+    let m = st.json(&["recall", "k"]);
+    assert_eq!(m["created_at"], 1234.5);
+    let exported = st.ok(&["export", "--events"]);
+    let e: Value = serde_json::from_str(lines(&exported)[0]).unwrap();
+    assert_eq!(e["created_at"], 1234);
+}
+
+#[test]
+fn memstr_now_env_stamps_writes_and_flag_overrides_it() {
+    let st = Store::new();
+    let mut c = st.cmd(&["journal", "from env"]);
+    c.env("MEMSTR_NOW", "5000");
+    run(c).ok();
+    let mut c = st.cmd(&["--now", "7000", "journal", "from flag"]);
+    c.env("MEMSTR_NOW", "5000");
+    run(c).ok();
+    let recent = st.json(&["recent"]);
+    assert_eq!(recent[0]["content"], "from flag");
+    assert_eq!(recent[0]["created_at"], 7000.0);
+    assert_eq!(recent[1]["content"], "from env");
+    assert_eq!(recent[1]["created_at"], 5000.0);
+}
+
+#[test]
+fn json_flag_is_global_before_or_after_the_command() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    let before = run({
+        let mut c = bare(st.tmp.path());
+        c.env("MEMSTR_NSEC", SECRET_HEX).arg("--json").arg("--dir").arg(st.dir()).args(["recall", "k"]);
+        c
+    })
+    .json();
+    let after = st.json(&["recall", "k"]);
+    assert_eq!(before, after);
+    assert_eq!(after["key"], "k");
+    assert_eq!(after["value"], "v");
+}
+
+#[test]
+fn d_tags_default_is_compatible_with_plain_paths() {
+    let st = Store::new();
+    st.ok(&["remember", "visible-key", "v"]);
+    assert_eq!(st.json(&["stats"])["d_tag_mode"], "compatible");
+    let exported = st.ok(&["export", "--events"]);
+    assert!(exported.contains("sense-memory/visible-key"), "{exported}");
+}
+
+#[test]
+fn d_tags_blinded_hides_paths_and_is_remembered() {
+    let st = Store::new();
+    st.ok(&["--d-tags", "blinded", "remember", "hidden-key", "v"]);
+    // Remembered by the store: no flag needed afterwards.
+    assert_eq!(st.json(&["stats"])["d_tag_mode"], "blinded");
+    assert_eq!(st.ok(&["recall", "hidden-key"]), "v\n");
+    let exported = st.ok(&["export", "--events"]);
+    assert!(!exported.contains("hidden-key"), "blinded d tags must not show the key: {exported}");
+    assert!(!exported.contains("sense-memory/"), "{exported}");
+}
+
+#[test]
+fn d_tags_compatible_switches_a_blinded_store_back() {
+    let st = Store::new();
+    st.ok(&["--d-tags", "blinded", "--now", &s(T0), "remember", "k", "old"]);
+    st.ok(&["--d-tags", "compatible", "--now", &s(T0 + 10.0), "remember", "k", "new"]);
+    assert_eq!(st.json(&["stats"])["d_tag_mode"], "compatible");
+    assert_eq!(st.ok(&["recall", "--all"]), "k\tnew\n");
+    let exported = st.ok(&["export", "--events"]);
+    assert!(exported.contains("sense-memory/k"), "{exported}");
+}
+
+#[test]
+fn memstr_d_tags_env_selects_blinded() {
+    let st = Store::new();
+    let mut c = st.cmd(&["remember", "hidden-key", "v"]);
+    c.env("MEMSTR_D_TAGS", "blinded");
+    run(c).ok();
+    assert_eq!(st.json(&["stats"])["d_tag_mode"], "blinded");
+    assert!(!st.ok(&["export", "--events"]).contains("hidden-key"));
+}
+
+#[test]
+fn d_tags_rejects_unknown_mode() {
+    let st = Store::new();
+    let r = st.run(&["--d-tags", "sideways", "remember", "k", "v"]).code(2);
+    assert!(r.stderr.contains("sideways"), "{}", r.stderr);
+    assert!(!st.dir().join("memstr.db").exists(), "nothing written on a usage error");
+}
+
+// ---------------------------------------------------------------------------------------
+// init, key files, whoami
+// ---------------------------------------------------------------------------------------
+
+/// `memstr --dir DIR init --log-n 4` with the password in the environment and no MEMSTR_NSEC.
+fn init_cmd(st: &Store, extra: &[&str]) -> Command {
+    let mut c = bare(st.tmp.path());
+    c.env("MEMSTR_PASSWORD", PASSWORD).arg("--dir").arg(st.dir()).arg("init").args(["--log-n", "4"]).args(extra);
+    c
+}
+
+/// The binary with `--dir` and the password, but no MEMSTR_NSEC: the key comes from the file.
+fn keyed_cmd(st: &Store, password: &str, args: &[&str]) -> Command {
+    let mut c = bare(st.tmp.path());
+    c.env("MEMSTR_PASSWORD", password).arg("--dir").arg(st.dir()).args(args);
+    c
+}
+
+fn ncryptsec_log_n(path: &Path) -> u8 {
+    let text = std::fs::read_to_string(path).expect("key file");
+    EncryptedSecretKey::from_bech32(text.trim()).expect("a NIP-49 key").log_n()
+}
+
+#[test]
+fn init_generates_key_file_and_store() {
+    let st = Store::new();
+    let mut c = init_cmd(&st, &[]);
+    c.arg("--json");
+    let out = run(c).json();
+    let key_file = st.dir().join("key.ncryptsec");
+    assert_eq!(out["key_file"], key_file.display().to_string());
+    assert_eq!(out["store"], st.dir().join("memstr.db").display().to_string());
+    assert_eq!(out["d_tag_mode"], "compatible");
+    let npub = out["npub"].as_str().unwrap().to_string();
+    assert!(npub.starts_with("npub1"), "{npub}");
+    assert_ne!(npub, test_identity().npub(), "without --from-env a new key is generated");
+    assert!(std::fs::read_to_string(&key_file).unwrap().starts_with("ncryptsec1"));
+    assert_eq!(ncryptsec_log_n(&key_file), 4, "--log-n sets the scrypt cost");
+    assert!(st.dir().join("memstr.db").is_file());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(std::fs::metadata(&key_file).unwrap().permissions().mode() & 0o777, 0o600);
+    }
+    // The key file now serves every command.
+    assert_eq!(run(keyed_cmd(&st, PASSWORD, &["whoami"])).ok(), format!("{npub}\n"));
+    run(keyed_cmd(&st, PASSWORD, &["remember", "k", "v"])).ok();
+    assert_eq!(run(keyed_cmd(&st, PASSWORD, &["recall", "k"])).ok(), "v\n");
+}
+
+#[test]
+fn init_text_output_names_key_file_and_store() {
+    let st = Store::new();
+    let out = run(init_cmd(&st, &[])).ok();
+    assert!(out.starts_with("created key npub1"), "{out}");
+    assert!(out.contains(&st.dir().join("key.ncryptsec").display().to_string()), "{out}");
+    assert!(out.contains("d tags:   compatible"), "{out}");
+}
+
+#[test]
+fn init_from_env_encrypts_the_given_key() {
+    let st = Store::new();
+    let mut c = init_cmd(&st, &["--from-env"]);
+    c.env("MEMSTR_NSEC", SECRET_HEX).arg("--json");
+    let out = run(c).json();
+    assert_eq!(out["npub"], test_identity().npub());
+    assert_eq!(out["public_key"], test_identity().public_key().to_hex());
+    // Loaded back from the file alone.
+    assert_eq!(run(keyed_cmd(&st, PASSWORD, &["whoami"])).ok(), format!("{}\n", test_identity().npub()));
+}
+
+#[test]
+fn init_from_env_without_memstr_nsec_fails() {
+    let st = Store::new();
+    let r = run(init_cmd(&st, &["--from-env"])).code(2);
+    assert!(r.stderr.contains("--from-env") && r.stderr.contains("MEMSTR_NSEC"), "{}", r.stderr);
+    assert!(!st.dir().join("key.ncryptsec").exists());
+}
+
+#[test]
+fn init_with_default_log_n_writes_cost_16() {
+    let st = Store::new();
+    let mut c = bare(st.tmp.path());
+    c.env("MEMSTR_PASSWORD", PASSWORD)
+        .env("MEMSTR_NSEC", SECRET_HEX)
+        .arg("--dir")
+        .arg(st.dir())
+        .args(["init", "--from-env"]);
+    run(c).ok();
+    assert_eq!(ncryptsec_log_n(&st.dir().join("key.ncryptsec")), 16);
+}
+
+#[test]
+fn init_log_n_out_of_range_exits_2() {
+    let st = Store::new();
+    let mut c = bare(st.tmp.path());
+    c.env("MEMSTR_PASSWORD", PASSWORD).arg("--dir").arg(st.dir()).args(["init", "--log-n", "0"]);
+    run(c).code(2);
+    assert!(!st.dir().join("key.ncryptsec").exists());
+}
+
+#[test]
+fn init_refuses_to_overwrite_key_file() {
+    let st = Store::new();
+    run(init_cmd(&st, &[])).ok();
+    let key_file = st.dir().join("key.ncryptsec");
+    let before = std::fs::read_to_string(&key_file).unwrap();
+    let r = run(init_cmd(&st, &[])).code(2);
+    assert!(r.stderr.contains("already exists"), "{}", r.stderr);
+    let mut c = init_cmd(&st, &["--from-env"]);
+    c.env("MEMSTR_NSEC", SECRET_HEX);
+    run(c).code(2);
+    assert_eq!(std::fs::read_to_string(&key_file).unwrap(), before, "the key file is untouched");
+}
+
+#[test]
+fn wrong_password_is_a_clear_error_exit_2() {
+    let st = Store::new();
+    run(init_cmd(&st, &[])).ok();
+    let r = run(keyed_cmd(&st, "not the password", &["whoami"])).code(2);
+    assert!(r.stderr.contains("wrong password"), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+    let r = run(keyed_cmd(&st, "not the password", &["recall", "k"])).code(2);
+    assert!(r.stderr.contains("wrong password"), "{}", r.stderr);
+}
+
+#[test]
+fn key_file_without_password_and_without_terminal_fails() {
+    let st = Store::new();
+    run(init_cmd(&st, &[])).ok();
+    let mut c = bare(st.tmp.path());
+    c.arg("--dir").arg(st.dir()).arg("whoami");
+    let r = run(c).code(2);
+    assert!(r.stderr.contains("MEMSTR_PASSWORD"), "{}", r.stderr);
+}
+
+#[test]
+fn missing_key_mentions_memstr_init() {
+    let st = Store::new();
+    let mut c = bare(st.tmp.path());
+    c.arg("--dir").arg(st.dir()).args(["recall", "k"]);
+    let r = run(c).code(2);
+    assert!(r.stderr.contains("memstr init"), "{}", r.stderr);
+    assert!(!st.dir().join("memstr.db").exists(), "no store is created without a key");
+}
+
+#[test]
+fn key_file_flag_and_env_locate_the_key() {
+    let st = Store::new();
+    let key_file = st.path("keys/agent.ncryptsec");
+    let mut c = init_cmd(&st, &["--from-env"]);
+    c.env("MEMSTR_NSEC", SECRET_HEX).arg("--key-file").arg(&key_file);
+    run(c).ok();
+    assert!(key_file.is_file());
+    assert!(!st.dir().join("key.ncryptsec").exists(), "--key-file replaces DIR/key.ncryptsec");
+    let npub = format!("{}\n", test_identity().npub());
+
+    let mut c = keyed_cmd(&st, PASSWORD, &["whoami", "--key-file"]);
+    c.arg(&key_file);
+    assert_eq!(run(c).ok(), npub);
+
+    let mut c = keyed_cmd(&st, PASSWORD, &["whoami"]);
+    c.env("MEMSTR_KEY_FILE", &key_file);
+    assert_eq!(run(c).ok(), npub);
+
+    // Without either, the default location is empty.
+    let r = run(keyed_cmd(&st, PASSWORD, &["whoami"])).code(2);
+    assert!(r.stderr.contains("memstr init"), "{}", r.stderr);
+}
+
+#[test]
+fn memstr_nsec_takes_precedence_over_key_file() {
+    let st = Store::new();
+    run(init_cmd(&st, &[])).ok();
+    let mut c = keyed_cmd(&st, "wrong password is never used", &["whoami"]);
+    c.env("MEMSTR_NSEC", SECRET_HEX);
+    assert_eq!(run(c).ok(), format!("{}\n", test_identity().npub()));
+}
+
+#[test]
+fn whoami_prints_npub_of_memstr_nsec() {
+    let st = Store::new();
+    let id = test_identity();
+    assert_eq!(st.ok(&["whoami"]), format!("{}\n", id.npub()));
+    let j = st.json(&["whoami"]);
+    assert_eq!(j["npub"], id.npub());
+    assert_eq!(j["public_key"], id.public_key().to_hex());
+    // The same key given as an nsec.
+    let mut c = bare(st.tmp.path());
+    c.env("MEMSTR_NSEC", id.reveal_nsec().as_str()).arg("--dir").arg(st.dir()).arg("whoami");
+    assert_eq!(run(c).ok(), format!("{}\n", id.npub()));
+    assert!(!st.dir().join("memstr.db").exists(), "whoami does not open the store");
+}
+
+#[test]
+fn store_of_another_key_refuses_to_open() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    let mut c = st.cmd(&["recall", "k"]);
+    c.env("MEMSTR_NSEC", OTHER_HEX);
+    let r = run(c).code(2);
+    assert!(r.stderr.contains("belongs to public key"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------------------------------
+// Flat memories: remember, recall, forget
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn remember_prints_the_event_id() {
+    let st = Store::new();
+    let out = st.ok(&["remember", "k", "v"]);
+    assert!(is_event_id(out.trim_end()), "{out}");
+    let j = st.json(&["remember", "k2", "v"]);
+    assert!(is_event_id(j["event_id"].as_str().unwrap()), "{j}");
+}
+
+#[test]
+fn recall_prints_the_value() {
+    let st = Store::new();
+    st.ok(&["remember", "greeting", "hello world"]);
+    assert_eq!(st.ok(&["recall", "greeting"]), "hello world\n");
+}
+
+#[test]
+fn recall_json_has_key_value_and_at_timestamp() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v", "--at", "1000.25"]);
+    let j = st.json(&["recall", "k"]);
+    assert_eq!(j, serde_json::json!({"key": "k", "value": "v", "created_at": 1000.25}));
+}
+
+#[test]
+fn remember_replaces_the_previous_value() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "one", "--at", &s(T0)]);
+    // Even with an older timestamp, the later write wins.
+    st.ok(&["remember", "k", "two", "--at", &s(T0 - 100.0)]);
+    assert_eq!(st.ok(&["recall", "k"]), "two\n");
+    assert_eq!(st.json(&["stats"])["kv"], 1);
+}
+
+#[test]
+fn recall_missing_key_exits_1() {
+    let st = Store::new();
+    let r = st.run(&["recall", "nothing-here"]).code(1);
+    assert_eq!(r.stdout, "");
+    assert!(r.stderr.contains("not found: nothing-here"), "{}", r.stderr);
+}
+
+#[test]
+fn recall_missing_key_json_prints_null() {
+    let st = Store::new();
+    let mut c = st.cmd(&["recall", "nothing-here"]);
+    c.arg("--json");
+    let r = run(c).code(1);
+    assert_eq!(r.stdout.trim_end(), "null");
+}
+
+#[test]
+fn recall_all_lists_every_memory_by_key() {
+    let st = Store::new();
+    assert_eq!(st.ok(&["recall", "--all"]), "");
+    assert_eq!(st.json(&["recall", "--all"]), serde_json::json!([]));
+    st.ok(&["remember", "b", "two", "--at", "20"]);
+    st.ok(&["remember", "a", "one", "--at", "10"]);
+    assert_eq!(st.ok(&["recall", "--all"]), "a\tone\nb\ttwo\n");
+    let j = st.json(&["recall", "--all"]);
+    assert_eq!(
+        j,
+        serde_json::json!([
+            {"key": "a", "value": "one", "created_at": 10.0},
+            {"key": "b", "value": "two", "created_at": 20.0},
+        ])
+    );
+}
+
+#[test]
+fn recall_needs_exactly_one_of_key_or_all() {
+    let st = Store::new();
+    st.run(&["recall"]).code(2);
+    st.run(&["recall", "k", "--all"]).code(2);
+}
+
+#[test]
+fn forget_makes_recall_exit_1() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    st.ok(&["remember", "keep", "w"]);
+    let out = st.ok(&["forget", "k"]);
+    assert!(is_event_id(out.trim_end()), "{out}");
+    st.run(&["recall", "k"]).code(1);
+    assert_eq!(st.ok(&["recall", "--all"]), "keep\tw\n");
+    let stats = st.json(&["stats"]);
+    assert_eq!(stats["kv"], 1);
+    assert_eq!(stats["deleted"], 1);
+}
+
+#[test]
+fn forget_json_prints_the_deletion_event_id() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    let j = st.json(&["forget", "k"]);
+    let id = j["event_id"].as_str().unwrap();
+    let exported = st.ok(&["export", "--events"]);
+    let deletion = lines(&exported)
+        .into_iter()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|e| e["id"] == id)
+        .expect("the deletion is exported");
+    assert_eq!(deletion["kind"], 5);
+}
+
+#[test]
+fn remember_after_forget_restores_the_key() {
+    let st = Store::new();
+    st.ok(&["--now", &s(T0), "remember", "k", "v1"]);
+    st.ok(&["--now", &s(T0 + 10.0), "forget", "k"]);
+    st.ok(&["--now", &s(T0 + 20.0), "remember", "k", "v2"]);
+    assert_eq!(st.ok(&["recall", "k"]), "v2\n");
+}
+
+#[test]
+fn remember_key_with_slash_exits_2_naming_forbidden_character() {
+    let st = Store::new();
+    let r = st.run(&["remember", "a/b", "v"]).code(2);
+    assert!(r.stderr.contains("forbidden-character"), "{}", r.stderr);
+    assert_eq!(r.stdout, "");
+    st.run(&["recall", "a/b"]).code(2);
+    let r = st.run(&["remember", "a..b", "v"]).code(2);
+    assert!(r.stderr.contains("no-path-traversal"), "{}", r.stderr);
+    assert_eq!(st.json(&["stats"])["events"], 0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Journal
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn recent_lists_newest_first() {
+    let st = Store::new();
+    st.ok(&["journal", "first", "--at", "0"]);
+    st.ok(&["journal", "third", "--at", &s(2.0 * DAY + 3661.0)]);
+    st.ok(&["journal", "second", "--at", &s(DAY)]);
+    assert_eq!(
+        st.ok(&["recent"]),
+        "1970-01-03 01:01:01Z  third\n1970-01-02 00:00:00Z  second\n1970-01-01 00:00:00Z  first\n"
+    );
+    let j = st.json(&["recent"]);
+    assert_eq!(j[0], serde_json::json!({"content": "third", "created_at": 2.0 * DAY + 3661.0}));
+    assert_eq!(j.as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn recent_limit_and_n_cap_the_entries() {
+    let st = Store::new();
+    for i in 0..5 {
+        st.ok(&["journal", &format!("entry {i}"), "--at", &s(T0 + f64::from(i))]);
+    }
+    let two = st.ok(&["recent", "-n", "2"]);
+    assert_eq!(lines(&two).len(), 2);
+    assert!(two.starts_with("2023-11-14 22:13:24Z  entry 4\n"), "{two}");
+    assert!(two.ends_with("entry 3\n"), "{two}");
+    let one = st.json(&["recent", "--limit", "1"]);
+    assert_eq!(one.as_array().unwrap().len(), 1);
+    assert_eq!(one[0]["content"], "entry 4");
+    // The default limit is 20.
+    assert_eq!(st.json(&["recent"]).as_array().unwrap().len(), 5);
+}
+
+#[test]
+fn journal_prints_event_id_and_keeps_entries_at_the_same_instant() {
+    let st = Store::new();
+    let a = st.ok(&["journal", "one", "--at", &s(T0)]);
+    let b = st.json(&["journal", "two", "--at", &s(T0)]);
+    assert!(is_event_id(a.trim_end()));
+    assert_ne!(b["event_id"].as_str().unwrap(), a.trim_end());
+    assert_eq!(st.json(&["recent"]).as_array().unwrap().len(), 2);
+    assert_eq!(st.json(&["stats"])["journal"], 2);
+}
+
+#[test]
+fn journal_rejects_empty_text() {
+    let st = Store::new();
+    let r = st.run(&["journal", ""]).code(2);
+    assert!(r.stderr.contains("non-empty"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------------------------------
+// Persona memories
+// ---------------------------------------------------------------------------------------
+
+const PERSONA_FIELDS: &[&str] = &[
+    "domain",
+    "facet",
+    "key",
+    "value",
+    "relevance",
+    "halflife_days",
+    "last_accessed",
+    "last_reinforced",
+    "access_count",
+    "connections",
+    "contradicts",
+    "superseded_by",
+    "themes",
+    "source",
+    "confidence",
+    "state",
+    "created_at",
+    "current_relevance",
+    "stored_state",
+];
+
+#[test]
+fn persona_add_stores_every_flag() {
+    let st = Store::new();
+    let out = st.ok(&[
+        "persona",
+        "add",
+        "people",
+        "prefs",
+        "alice",
+        "likes green tea",
+        "--theme",
+        "tea",
+        "--theme",
+        "drinks",
+        "--connect",
+        "bob",
+        "--source",
+        "chat 2023-11-14",
+        "--confidence",
+        "0.8",
+        "--halflife",
+        "10",
+        "--at",
+        &s(T0),
+    ]);
+    assert!(is_event_id(out.trim_end()), "{out}");
+    let m = st.json(&["--now", &s(T0), "persona", "get", "people", "prefs", "alice", "--peek"]);
+    let obj = m.as_object().unwrap();
+    for f in PERSONA_FIELDS {
+        assert!(obj.contains_key(*f), "missing {f}: {m}");
+    }
+    assert_eq!(obj.len(), PERSONA_FIELDS.len(), "unexpected fields: {m}");
+    assert_eq!(m["domain"], "people");
+    assert_eq!(m["facet"], "prefs");
+    assert_eq!(m["key"], "alice");
+    assert_eq!(m["value"], "likes green tea");
+    assert_eq!(m["themes"], serde_json::json!(["tea", "drinks"]));
+    assert_eq!(m["connections"], serde_json::json!(["bob"]));
+    assert_eq!(m["contradicts"], serde_json::json!([]));
+    assert_eq!(m["superseded_by"], Value::Null);
+    assert_eq!(m["source"], "chat 2023-11-14");
+    assert_eq!(m["confidence"], 0.8);
+    assert_eq!(m["halflife_days"], 10.0);
+    assert_eq!(m["relevance"], 1.0);
+    assert_eq!(m["access_count"], 0);
+    for t in ["created_at", "last_accessed", "last_reinforced"] {
+        assert_eq!(m[t], T0, "{t}");
+    }
+    assert_eq!(m["state"], "active");
+    assert_eq!(m["stored_state"], "active");
+    // One connection: a 10% boost.
+    assert_close(&m["current_relevance"], 1.1);
+}
+
+#[test]
+fn persona_add_text_get_shows_the_memory() {
+    let st = Store::new();
+    st.ok(&[
+        "persona",
+        "add",
+        "people",
+        "prefs",
+        "alice",
+        "likes tea",
+        "--theme",
+        "tea",
+        "--source",
+        "chat",
+        "--at",
+        &s(T0),
+    ]);
+    let out = st.ok(&["--now", &s(T0), "persona", "get", "people", "prefs", "alice", "--peek"]);
+    assert_eq!(
+        out,
+        "people/prefs/alice: likes tea\n  state active (relevance 1.000), accessed 0 times, last 2023-11-14 22:13:20Z\n  themes: tea\n  confidence 1, halflife 30 days, source chat\n"
+    );
+}
+
+#[test]
+fn persona_add_again_updates_value_and_keeps_history() {
+    let st = Store::new();
+    st.ok(&["persona", "add", "people", "prefs", "alice", "tea", "--theme", "a", "--connect", "x", "--at", &s(T0)]);
+    st.ok(&["--now", &s(T0 + DAY), "persona", "get", "people", "prefs", "alice"]);
+    st.ok(&["persona", "add", "people", "prefs", "alice", "coffee", "--connect", "y", "--at", &s(T0 + 2.0 * DAY)]);
+    let m = st.json(&["--now", &s(T0 + 2.0 * DAY), "persona", "get", "people", "prefs", "alice", "--peek"]);
+    assert_eq!(m["value"], "coffee");
+    assert_eq!(m["created_at"], T0);
+    assert_eq!(m["access_count"], 1);
+    assert_eq!(m["themes"], serde_json::json!(["a"]), "no --theme keeps the themes");
+    assert_eq!(m["connections"], serde_json::json!(["x", "y"]), "--connect adds");
+    assert_eq!(m["last_reinforced"], T0 + 2.0 * DAY);
+    assert_eq!(st.json(&["stats"])["persona"], 1);
+}
+
+#[test]
+fn persona_add_confidence_out_of_range_exits_2_naming_range() {
+    let st = Store::new();
+    let r = st.run(&["persona", "add", "d", "f", "k", "v", "--confidence", "1.5"]).code(2);
+    assert!(r.stderr.contains("range"), "{}", r.stderr);
+    assert!(r.stderr.contains("confidence"), "{}", r.stderr);
+    st.run(&["persona", "get", "d", "f", "k", "--peek"]).code(1);
+}
+
+#[test]
+fn persona_add_rejects_bad_halflife_and_self_connection() {
+    let st = Store::new();
+    let r = st.run(&["persona", "add", "d", "f", "k", "v", "--halflife", "0"]).code(2);
+    assert!(r.stderr.contains("positive"), "{}", r.stderr);
+    let r = st.run(&["persona", "add", "d", "f", "k", "v", "--connect", "k"]).code(2);
+    assert!(r.stderr.contains("no-self-reference"), "{}", r.stderr);
+    let r = st.run(&["persona", "add", "d/x", "f", "k", "v"]).code(2);
+    assert!(r.stderr.contains("forbidden-character"), "{}", r.stderr);
+}
+
+#[test]
+fn persona_get_missing_exits_1() {
+    let st = Store::new();
+    let r = st.run(&["persona", "get", "d", "f", "nobody"]).code(1);
+    assert!(r.stderr.contains("not found: d/f/nobody"), "{}", r.stderr);
+    let mut c = st.cmd(&["persona", "get", "d", "f", "nobody", "--peek"]);
+    c.arg("--json");
+    assert_eq!(run(c).code(1).stdout.trim_end(), "null");
+}
+
+#[test]
+fn persona_get_counts_access_and_shows_state_before_the_read() {
+    let st = Store::new();
+    add_persona(&st, "people", "facts", "alice", "v");
+    let at = s(T0 + 30.0 * DAY);
+    let first = st.json(&["--now", &at, "persona", "get", "people", "facts", "alice"]);
+    assert_eq!(first["access_count"], 0);
+    assert_eq!(first["last_accessed"], T0);
+    assert_close(&first["current_relevance"], 0.5);
+    assert_eq!(first["state"], "active");
+    let second = st.json(&["--now", &at, "persona", "get", "people", "facts", "alice"]);
+    assert_eq!(second["access_count"], 1, "the first get counted one access");
+    assert_eq!(second["last_accessed"], T0 + 30.0 * DAY);
+    assert_close(&second["current_relevance"], 1.0);
+    // Accesses are signed when the command ends: nothing is left unsigned.
+    assert_eq!(st.json(&["stats"])["unsigned_accesses"], 0);
+}
+
+#[test]
+fn persona_get_peek_does_not_count_access() {
+    let st = Store::new();
+    add_persona(&st, "people", "facts", "alice", "v");
+    let before = st.json(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let again = st.json(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    assert_eq!(before, again);
+    assert_eq!(again["access_count"], 0);
+    assert_eq!(again["last_accessed"], T0);
+    let exported = st.ok(&["export", "--events"]);
+    assert_eq!(st.ok(&["export", "--events"]), exported, "peeking signs nothing");
+    st.ok(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice"]);
+    let after = st.json(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    assert_eq!(after["access_count"], 1);
+    assert_ne!(st.ok(&["export", "--events"]), exported, "the access was signed as a new version");
+}
+
+#[test]
+fn persona_relevance_halves_each_halflife() {
+    let st = Store::new();
+    add_persona(&st, "people", "facts", "alice", "v");
+    let at30 = st.json(&["--now", &s(T0 + 30.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    assert_close(&at30["current_relevance"], 0.5);
+    assert_eq!(at30["state"], "active");
+    let at60 = st.json(&["--now", &s(T0 + 60.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    assert_close(&at60["current_relevance"], 0.25);
+    assert_eq!(at60["state"], "fading");
+    assert_eq!(at60["stored_state"], "active", "peeking stores nothing");
+}
+
+#[test]
+fn memstr_now_env_sets_the_decay_instant() {
+    let st = Store::new();
+    add_persona(&st, "people", "facts", "alice", "v");
+    let mut c = st.cmd(&["persona", "get", "people", "facts", "alice", "--peek", "--json"]);
+    c.env("MEMSTR_NOW", s(T0 + 60.0 * DAY));
+    let j = run(c).json();
+    assert_close(&j["current_relevance"], 0.25);
+}
+
+#[test]
+fn persona_list_filters_by_domain_and_facet() {
+    let st = Store::new();
+    add_persona(&st, "work", "projects", "memstr", "rust");
+    add_persona(&st, "people", "prefs", "bob", "coffee");
+    add_persona(&st, "people", "facts", "alice", "tea");
+    let now = s(T0);
+    assert_eq!(
+        st.ok(&["--now", &now, "persona", "list", "--peek"]),
+        "people/facts/alice\tactive\t1.000\ttea\npeople/prefs/bob\tactive\t1.000\tcoffee\nwork/projects/memstr\tactive\t1.000\trust\n"
+    );
+    let people = st.json(&["--now", &now, "persona", "list", "people", "--peek"]);
+    let keys: Vec<&str> = people.as_array().unwrap().iter().map(|m| m["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["alice", "bob"]);
+    assert_eq!(
+        st.ok(&["--now", &now, "persona", "list", "people", "prefs", "--peek"]),
+        "people/prefs/bob\tactive\t1.000\tcoffee\n"
+    );
+    assert_eq!(st.ok(&["--now", &now, "persona", "list", "nobody", "--peek"]), "");
+    let one = st.json(&["--now", &now, "persona", "list", "work", "projects", "--peek"]);
+    assert_eq!(one[0]["stored_state"], "active");
+    assert_close(&one[0]["current_relevance"], 1.0);
+}
+
+#[test]
+fn persona_list_without_peek_counts_access() {
+    let st = Store::new();
+    add_persona(&st, "people", "facts", "alice", "tea");
+    add_persona(&st, "work", "projects", "memstr", "rust");
+    st.ok(&["--now", &s(T0 + DAY), "persona", "list", "people"]);
+    let alice = st.json(&["persona", "get", "people", "facts", "alice", "--peek"]);
+    let memstr = st.json(&["persona", "get", "work", "projects", "memstr", "--peek"]);
+    assert_eq!(alice["access_count"], 1);
+    assert_eq!(memstr["access_count"], 0, "outside the filter: not accessed");
+}
+
+#[test]
+fn persona_search_ranks_key_match_above_value_match() {
+    let st = Store::new();
+    add_persona(&st, "people", "prefs", "breakfast", "coffee and toast");
+    add_persona(&st, "people", "prefs", "coffee", "black, no sugar");
+    add_persona(&st, "people", "prefs", "lunch", "soup");
+    let now = s(T0);
+    let hits = st.json(&["--now", &now, "persona", "search", "coffee"]);
+    let hits = hits.as_array().unwrap();
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    assert_eq!(hits[0]["memory"]["key"], "coffee");
+    assert_eq!(hits[0]["match_score"], 3.0);
+    assert_eq!(hits[1]["memory"]["key"], "breakfast");
+    assert_eq!(hits[1]["match_score"], 1.0);
+    assert_eq!(hits[0]["state"], "active");
+    assert_close(&hits[0]["relevance"], 1.0);
+    assert_eq!(
+        st.ok(&["--now", &now, "persona", "search", "coffee"]),
+        "3.000\tpeople/prefs/coffee\tblack, no sugar\n1.000\tpeople/prefs/breakfast\tcoffee and toast\n"
+    );
+    let top = st.json(&["--now", &now, "persona", "search", "coffee", "-n", "1"]);
+    assert_eq!(top.as_array().unwrap().len(), 1);
+    assert_eq!(top[0]["memory"]["key"], "coffee");
+    let limited = st.json(&["--now", &now, "persona", "search", "coffee", "--limit", "5"]);
+    assert_eq!(limited.as_array().unwrap().len(), 2);
+    assert_eq!(st.ok(&["--now", &now, "persona", "search", "pizza"]), "");
+}
+
+#[test]
+fn persona_search_theme_match_counts_two() {
+    let st = Store::new();
+    st.ok(&["persona", "add", "people", "prefs", "alice", "x", "--theme", "coffee", "--at", &s(T0)]);
+    let hits = st.json(&["--now", &s(T0), "persona", "search", "coffee"]);
+    assert_eq!(hits[0]["match_score"], 2.0);
+    // Searching is not an access.
+    assert_eq!(st.json(&["persona", "get", "people", "prefs", "alice", "--peek"])["access_count"], 0);
+}
+
+#[test]
+fn persona_connect_links_both_ways() {
+    let st = Store::new();
+    add_persona(&st, "people", "facts", "alice", "a");
+    add_persona(&st, "people", "facts", "bob", "b");
+    add_persona(&st, "work", "team", "carol", "c");
+    let out = st.ok(&["--now", &s(T0), "persona", "connect", "alice", "bob"]);
+    assert_eq!(out, "connected alice and bob\n");
+    let j = st.json(&["--now", &s(T0), "persona", "connect", "people/facts/alice", "work/team/carol"]);
+    assert_eq!(j, serde_json::json!({"ok": true}));
+    let alice = st.json(&["--now", &s(T0), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let bob = st.json(&["--now", &s(T0), "persona", "get", "people", "facts", "bob", "--peek"]);
+    let carol = st.json(&["--now", &s(T0), "persona", "get", "work", "team", "carol", "--peek"]);
+    assert_eq!(alice["connections"], serde_json::json!(["bob", "carol"]));
+    assert_eq!(bob["connections"], serde_json::json!(["alice"]));
+    assert_eq!(carol["connections"], serde_json::json!(["alice"]));
+    assert_close(&alice["current_relevance"], 1.2);
+}
+
+#[test]
+fn persona_connect_errors_exit_2() {
+    let st = Store::new();
+    add_persona(&st, "people", "facts", "alice", "a");
+    add_persona(&st, "work", "facts", "alice", "a at work");
+    add_persona(&st, "people", "facts", "bob", "b");
+    let r = st.run(&["persona", "connect", "alice", "bob"]).code(2);
+    assert!(r.stderr.contains("ambiguous") && r.stderr.contains("domain/facet/key"), "{}", r.stderr);
+    let r = st.run(&["persona", "connect", "bob", "nobody"]).code(2);
+    assert!(r.stderr.contains("nobody"), "{}", r.stderr);
+    let r = st.run(&["persona", "connect", "bob", "people/facts/bob"]).code(2);
+    assert!(r.stderr.contains("no-self-reference"), "{}", r.stderr);
+}
+
+#[test]
+fn persona_contradict_supersedes_the_old_memory() {
+    let st = Store::new();
+    add_persona(&st, "people", "prefs", "tea", "likes tea");
+    add_persona(&st, "people", "prefs", "coffee", "switched to coffee");
+    let now = s(T0);
+    let before = st.json(&["--now", &now, "persona", "get", "people", "prefs", "tea", "--peek"]);
+    let out = st.ok(&["--now", &now, "persona", "contradict", "tea", "people/prefs/coffee"]);
+    assert_eq!(out, "tea is superseded by people/prefs/coffee\n");
+    let old = st.json(&["--now", &now, "persona", "get", "people", "prefs", "tea", "--peek"]);
+    assert_eq!(old["superseded_by"], "coffee");
+    assert_eq!(old["contradicts"], serde_json::json!(["coffee"]));
+    let (b, a) = (before["current_relevance"].as_f64().unwrap(), old["current_relevance"].as_f64().unwrap());
+    assert!(a < b, "relevance {a} should be below {b}");
+    assert_close(&old["current_relevance"], 0.5);
+    let new = st.json(&["--now", &now, "persona", "get", "people", "prefs", "coffee", "--peek"]);
+    assert_eq!(new["superseded_by"], Value::Null);
+    assert_eq!(new["contradicts"], serde_json::json!([]));
+    // Superseded: decays four times faster. After one halflife: 0.5^4 * 0.5.
+    let later = st.json(&["--now", &s(T0 + 30.0 * DAY), "persona", "get", "people", "prefs", "tea", "--peek"]);
+    assert_close(&later["current_relevance"], 0.031_25);
+    assert_eq!(later["state"], "forgotten");
+    assert_eq!(st.json(&["--now", &now, "persona", "contradict", "tea", "coffee"]), serde_json::json!({"ok": true}));
+}
+
+#[test]
+fn persona_domains_and_facets_list_sorted_names() {
+    let st = Store::new();
+    assert_eq!(st.ok(&["persona", "domains"]), "");
+    add_persona(&st, "work", "projects", "memstr", "rust");
+    add_persona(&st, "people", "prefs", "bob", "coffee");
+    add_persona(&st, "people", "facts", "alice", "tea");
+    add_persona(&st, "people", "facts", "carol", "water");
+    assert_eq!(st.ok(&["persona", "domains"]), "people\nwork\n");
+    assert_eq!(st.json(&["persona", "domains"]), serde_json::json!(["people", "work"]));
+    assert_eq!(st.ok(&["persona", "facets", "people"]), "facts\nprefs\n");
+    assert_eq!(st.json(&["persona", "facets", "work"]), serde_json::json!(["projects"]));
+    assert_eq!(st.ok(&["persona", "facets", "nobody"]), "");
+    st.run(&["persona", "facets", "a/b"]).code(2);
+}
+
+#[test]
+fn persona_stats_counts_per_state_domain_and_facet() {
+    let st = Store::new();
+    add_persona(&st, "people", "facts", "alice", "tea");
+    add_persona(&st, "people", "prefs", "bob", "coffee");
+    st.ok(&["persona", "add", "work", "projects", "memstr", "rust", "--halflife", "1000", "--at", &s(T0)]);
+    let j = st.json(&["--now", &s(T0 + 60.0 * DAY), "persona", "stats"]);
+    assert_eq!(j["total"], 3);
+    assert_eq!(j["by_state"], serde_json::json!({"active": 1, "fading": 2, "forgotten": 0, "dissolved": 0}));
+    assert_eq!(j["by_domain"], serde_json::json!({"people": 2, "work": 1}));
+    assert_eq!(j["by_facet"], serde_json::json!({"people/facts": 1, "people/prefs": 1, "work/projects": 1}));
+    let text = st.ok(&["--now", &s(T0), "persona", "stats"]);
+    assert!(text.starts_with("3 persona memories\n"), "{text}");
+    assert!(text.contains("  active: 3\n") && text.contains("  domain people: 2\n"), "{text}");
+}
+
+// ---------------------------------------------------------------------------------------
+// stats, export, import
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn stats_json_counts_events_outbox_and_rejected() {
+    let st = Store::new();
+    let empty = st.json(&["stats"]);
+    assert_eq!(empty["events"], 0);
+    assert_eq!(empty["outbox"], 0);
+    assert_eq!(empty["rejected"], serde_json::json!({}));
+    st.ok(&["remember", "a", "1"]);
+    st.ok(&["remember", "b", "2"]);
+    st.ok(&["journal", "note"]);
+    add_persona(&st, "people", "facts", "alice", "tea");
+    let j = st.json(&["stats"]);
+    assert_eq!(j["events"], 4);
+    assert_eq!(j["outbox"], 4);
+    assert_eq!(j["kv"], 2);
+    assert_eq!(j["journal"], 1);
+    assert_eq!(j["persona"], 1);
+    assert_eq!(j["deleted"], 0);
+    assert_eq!(j["public_key"], test_identity().public_key().to_hex());
+    assert!(j["schema_version"].as_i64().unwrap() >= 1);
+    assert_eq!(j["rejected"], serde_json::json!({}));
+    let text = st.ok(&["stats"]);
+    assert!(text.contains("events 4  outbox 4"), "{text}");
+    assert!(text.contains("rejected events: none"), "{text}");
+}
+
+#[test]
+fn export_events_writes_one_signed_event_per_line() {
+    let st = Store::new();
+    assert_eq!(st.ok(&["export", "--events"]), "");
+    st.ok(&["remember", "k", "secret value"]);
+    st.ok(&["journal", "dear diary"]);
+    let out = st.ok(&["export", "--events"]);
+    let events: Vec<Value> = lines(&out).into_iter().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events.len(), 2);
+    for e in &events {
+        assert_eq!(e["pubkey"], test_identity().public_key().to_hex());
+        assert_eq!(e["kind"], 30078);
+        assert!(is_event_id(e["id"].as_str().unwrap()));
+        assert_eq!(e["sig"].as_str().unwrap().len(), 128);
+    }
+    assert!(!out.contains("secret value") && !out.contains("dear diary"), "content is encrypted: {out}");
+}
+
+#[test]
+fn export_to_file_matches_stdout() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    st.ok(&["journal", "j"]);
+    let stdout = st.ok(&["export", "--events"]);
+    let file = st.path("backup.jsonl");
+    let r = st.run(&["export", "--events", "-o", file.to_str().unwrap()]);
+    assert!(r.stderr.contains(&format!("exported 2 events to {}", file.display())), "{}", r.stderr);
+    assert_eq!(r.ok(), "", "the events go to the file, not stdout");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), stdout);
+    let file2 = st.path("backup2.jsonl");
+    let j = st.json(&["export", "--events", "--output", file2.to_str().unwrap()]);
+    assert_eq!(j, serde_json::json!({"events": 2, "file": file2.display().to_string()}));
+    assert_eq!(std::fs::read_to_string(&file2).unwrap(), stdout);
+}
+
+#[test]
+fn export_and_import_require_the_events_flag() {
+    let st = Store::new();
+    st.run(&["export"]).code(2);
+    st.run(&["import"]).code(2);
+}
+
+/// A store with some of everything, at fixed times.
+fn populated() -> Store {
+    let st = Store::new();
+    st.ok(&["remember", "name", "Ada", "--at", &s(T0)]);
+    st.ok(&["remember", "colour", "green", "--at", &s(T0 + 1.0)]);
+    st.ok(&["remember", "doomed", "x", "--at", &s(T0 + 2.0)]);
+    st.ok(&["--now", &s(T0 + 3.0), "forget", "doomed"]);
+    st.ok(&["journal", "first day", "--at", &s(T0)]);
+    st.ok(&["journal", "second day", "--at", &s(T0 + DAY)]);
+    st.ok(&["persona", "add", "people", "facts", "alice", "tea", "--theme", "drinks", "--at", &s(T0)]);
+    st.ok(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice"]);
+    st
+}
+
+#[test]
+fn import_export_into_fresh_store_reproduces_recall_and_recent() {
+    let a = populated();
+    let file = a.path("backup.jsonl");
+    a.ok(&["export", "--events", "-o", file.to_str().unwrap()]);
+    let n = std::fs::read_to_string(&file).unwrap().lines().count() as u64;
+
+    let b = Store::new();
+    let report = b.json(&["import", "--events", file.to_str().unwrap()]);
+    assert_eq!(report["rejected"], serde_json::json!({}), "{report}");
+    let total = ["applied", "duplicate", "stale", "deleted"].iter().map(|k| report[k].as_u64().unwrap()).sum::<u64>();
+    assert_eq!(total, n, "every event is accounted for: {report}");
+    assert!(report["applied"].as_u64().unwrap() > 0);
+
+    for args in [&["recall", "--all"][..], &["recent"], &["persona", "list", "--peek"], &["persona", "domains"]] {
+        assert_eq!(b.ok(args), a.ok(args), "{args:?}");
+    }
+    assert_eq!(b.json(&["recall", "--all"]), a.json(&["recall", "--all"]));
+    assert_eq!(b.json(&["recent"]), a.json(&["recent"]));
+    b.run(&["recall", "doomed"]).code(1);
+    let get = ["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"];
+    assert_eq!(b.json(&get), a.json(&get));
+    assert_eq!(b.json(&get)["access_count"], 1, "the signed access travels with the export");
+}
+
+#[test]
+fn import_reads_standard_input() {
+    let a = populated();
+    let exported = a.ok(&["export", "--events"]);
+    let b = Store::new();
+    let report = run_with_stdin(b.cmd(&["import", "--events", "--json"]), &exported).json();
+    assert!(report["applied"].as_u64().unwrap() > 0, "{report}");
+    assert_eq!(b.ok(&["recall", "--all"]), a.ok(&["recall", "--all"]));
+    // Importing the same events again changes nothing.
+    let again = run_with_stdin(b.cmd(&["import", "--events"]), &exported).ok();
+    let n = exported.lines().count();
+    assert_eq!(again, format!("applied 0, duplicate {n}, stale 0, deleted 0, rejected 0\n"));
+}
+
+#[test]
+fn import_counts_garbage_line_as_malformed_event() {
+    let a = Store::new();
+    a.ok(&["remember", "k", "v"]);
+    let exported = a.ok(&["export", "--events"]);
+    let input = format!("this is not an event\n\n{exported}");
+    let b = Store::new();
+    let out = run_with_stdin(b.cmd(&["import", "--events"]), &input).ok();
+    assert_eq!(out, "applied 1, duplicate 0, stale 0, deleted 0, rejected 1\n  rejected malformed_event: 1\n");
+    assert_eq!(b.ok(&["recall", "k"]), "v\n");
+    let stats = b.json(&["stats"]);
+    assert_eq!(stats["rejected"], serde_json::json!({"malformed_event": 1}));
+    let report = run_with_stdin(b.cmd(&["import", "--events", "--json"]), "{\"id\": 1}\n").json();
+    assert_eq!(report["rejected"], serde_json::json!({"malformed_event": 1}));
+    assert_eq!(b.json(&["stats"])["rejected"]["malformed_event"], 2);
+    assert!(b.ok(&["stats"]).contains("rejected malformed_event: 2"));
+}
+
+#[test]
+fn import_with_a_different_key_rejects_every_event_as_foreign_author() {
+    let a = populated();
+    let file = a.path("backup.jsonl");
+    a.ok(&["export", "--events", "-o", file.to_str().unwrap()]);
+    let n = std::fs::read_to_string(&file).unwrap().lines().count() as u64;
+    assert!(n > 0);
+
+    let b = Store::with_key(OTHER_HEX);
+    let report = b.json(&["import", "--events", file.to_str().unwrap()]);
+    assert_eq!(report["applied"], 0);
+    assert_eq!(report["rejected"], serde_json::json!({"foreign_author": n}));
+    assert_eq!(b.ok(&["recall", "--all"]), "");
+    assert_eq!(b.ok(&["recent"]), "");
+    let stats = b.json(&["stats"]);
+    assert_eq!(stats["events"], 0);
+    assert_eq!(stats["rejected"], serde_json::json!({"foreign_author": n}));
+}
+
+#[test]
+fn import_missing_file_exits_2() {
+    let st = Store::new();
+    let missing = st.path("missing.jsonl");
+    let r = st.run(&["import", "--events", missing.to_str().unwrap()]).code(2);
+    assert!(r.stderr.contains("missing.jsonl"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------------------------------
+// Secrets
+// ---------------------------------------------------------------------------------------
+
+fn assert_no_secret(r: &Run, what: &str) {
+    let nsec = test_identity().reveal_nsec();
+    for (name, text) in [("stdout", &r.stdout), ("stderr", &r.stderr)] {
+        let lower = text.to_lowercase();
+        assert!(!lower.contains(SECRET_HEX), "{what}: {name} holds the secret hex: {text}");
+        assert!(!lower.contains(nsec.as_str()), "{what}: {name} holds the nsec: {text}");
+        // Fragments of a mangled secret must not be echoed either.
+        assert!(!lower.contains(&SECRET_HEX[..32]), "{what}: {name} echoes part of the secret: {text}");
+        assert!(!lower.contains(&nsec[..40]), "{what}: {name} echoes part of the nsec: {text}");
+    }
+}
+
+#[test]
+fn secrets_never_appear_in_output() {
+    let st = Store::new();
+    let file = st.path("backup.jsonl");
+    let f = file.to_str().unwrap();
+    let commands: Vec<Vec<&str>> = vec![
+        vec!["whoami"],
+        vec!["remember", "k", "v"],
+        vec!["recall", "k"],
+        vec!["recall", "--all"],
+        vec!["journal", "j"],
+        vec!["recent"],
+        vec!["persona", "add", "d", "f", "k", "v", "--theme", "t"],
+        vec!["persona", "get", "d", "f", "k"],
+        vec!["persona", "list"],
+        vec!["persona", "search", "v"],
+        vec!["persona", "stats"],
+        vec!["stats"],
+        vec!["export", "--events"],
+        vec!["export", "--events", "-o", f],
+        vec!["import", "--events", f],
+        vec!["forget", "k"],
+        vec!["recall", "k"],
+        vec!["remember", "a/b", "v"],
+    ];
+    for args in &commands {
+        for json in [false, true] {
+            let mut c = st.cmd(args);
+            c.env("MEMSTR_LOG", "trace");
+            if json {
+                c.arg("--json");
+            }
+            assert_no_secret(&run(c), &format!("{args:?} json={json}"));
+        }
+    }
+    // init --from-env, in both output modes.
+    for json in [false, true] {
+        let sub = Store::new();
+        let mut c = init_cmd(&sub, &["--from-env"]);
+        c.env("MEMSTR_NSEC", SECRET_HEX).env("MEMSTR_LOG", "trace");
+        if json {
+            c.arg("--json");
+        }
+        let r = run(c);
+        assert_no_secret(&r, "init --from-env");
+        let r = r.code(0);
+        assert!(!std::fs::read_to_string(sub.dir().join("key.ncryptsec")).unwrap().contains(SECRET_HEX), "{r:?}");
+    }
+}
+
+#[test]
+fn bad_memstr_nsec_errors_do_not_echo_the_secret() {
+    let nsec = test_identity().reveal_nsec().to_string();
+    let mut mangled_nsec = nsec.clone();
+    let last = mangled_nsec.pop().unwrap();
+    mangled_nsec.push(if last == 'q' { 'p' } else { 'q' });
+    let bad: Vec<String> = vec![
+        format!("{SECRET_HEX}0"),
+        SECRET_HEX[..63].to_string(),
+        format!("{}g", &SECRET_HEX[..63]),
+        mangled_nsec,
+        format!("{nsec}x"),
+        format!("nsec{SECRET_HEX}"),
+    ];
+    for secret in &bad {
+        for args in [&["whoami"][..], &["recall", "k"], &["init", "--from-env", "--log-n", "4"]] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut c = bare(dir.path());
+            c.env("MEMSTR_NSEC", secret)
+                .env("MEMSTR_PASSWORD", PASSWORD)
+                .env("MEMSTR_LOG", "trace")
+                .arg("--dir")
+                .arg(dir.path().join("store"))
+                .args(args);
+            let r = run(c);
+            assert_no_secret(&r, &format!("{args:?} with a bad MEMSTR_NSEC"));
+            assert!(!r.stderr.contains(secret.as_str()), "the bad value is echoed: {}", r.stderr);
+            let r = r.code(2);
+            assert!(r.stderr.contains("MEMSTR_NSEC"), "{args:?}: {}", r.stderr);
+            assert!(!dir.path().join("store").join("key.ncryptsec").exists());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Usage
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn unknown_command_and_version() {
+    let st = Store::new();
+    st.run(&["frobnicate"]).code(2);
+    let v = st.ok(&["--version"]);
+    assert_eq!(v, format!("memstr {}\n", env!("CARGO_PKG_VERSION")));
+}
