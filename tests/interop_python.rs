@@ -80,7 +80,11 @@ fn run_py(args: &[&std::ffi::OsStr]) -> (bool, String, String) {
 #[tokio::test]
 async fn the_published_client_reads_what_memstr_writes() {
     let dir = tempfile::tempdir().unwrap();
-    let (_store, file) = populated_export(dir.path()).await;
+    let (store, _) = populated_export(dir.path()).await;
+    store.close().await.unwrap();
+    // Exported by the command line, as a user would.
+    let file = dir.path().join("cli-export.jsonl");
+    run_ok(memstr(dir.path()).args(["export", "--events", "-o"]).arg(&file));
     let expect = json!({
         "kv": {
             "favorite-color": "blue",
