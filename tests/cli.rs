@@ -1173,10 +1173,32 @@ fn import_reads_standard_input() {
     let report = run_with_stdin(b.cmd(&["import", "--events", "--json"]), &exported).json();
     assert!(report["applied"].as_u64().unwrap() > 0, "{report}");
     assert_eq!(b.ok(&["recall", "--all"]), a.ok(&["recall", "--all"]));
-    // Importing the same events again changes nothing.
+    assert_eq!(b.ok(&["recent"]), a.ok(&["recent"]));
+    // Importing the same events again changes nothing. (Not all `duplicate`: when the
+    // forget's deletion sorts before its own tombstone, the tombstone is counted as
+    // `deleted` instead, and is never stored.)
+    let again = run_with_stdin(b.cmd(&["import", "--events", "--json"]), &exported).json();
+    let n = exported.lines().count() as u64;
+    assert_eq!(again["applied"], 0, "{again}");
+    assert_eq!(again["stale"], 0, "{again}");
+    assert_eq!(again["rejected"], serde_json::json!({}), "{again}");
+    assert_eq!(again["duplicate"].as_u64().unwrap() + again["deleted"].as_u64().unwrap(), n, "{again}");
+    assert_eq!(b.ok(&["recall", "--all"]), a.ok(&["recall", "--all"]));
+}
+
+#[test]
+fn import_same_events_twice_counts_duplicates() {
+    let a = Store::new();
+    a.ok(&["remember", "k", "v", "--at", &s(T0)]);
+    a.ok(&["journal", "note", "--at", &s(T0)]);
+    add_persona(&a, "people", "facts", "alice", "tea");
+    let exported = a.ok(&["export", "--events"]);
+    let b = Store::new();
+    let first = run_with_stdin(b.cmd(&["import", "--events"]), &exported).ok();
+    assert_eq!(first, "applied 3, duplicate 0, stale 0, deleted 0, rejected 0\n");
     let again = run_with_stdin(b.cmd(&["import", "--events"]), &exported).ok();
-    let n = exported.lines().count();
-    assert_eq!(again, format!("applied 0, duplicate {n}, stale 0, deleted 0, rejected 0\n"));
+    assert_eq!(again, "applied 0, duplicate 3, stale 0, deleted 0, rejected 0\n");
+    assert_eq!(b.ok(&["export", "--events"]), exported, "a restored store exports the same events");
 }
 
 #[test]
@@ -1334,4 +1356,80 @@ fn unknown_command_and_version() {
     st.run(&["frobnicate"]).code(2);
     let v = st.ok(&["--version"]);
     assert_eq!(v, format!("memstr {}\n", env!("CARGO_PKG_VERSION")));
+}
+
+// ---------------------------------------------------------------------------------------
+// Regressions found in review
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn init_refuses_to_ignore_a_set_memstr_nsec() {
+    let st = Store::new();
+    let mut c = init_cmd(&st, &[]);
+    c.env("MEMSTR_NSEC", SECRET_HEX);
+    let r = run(c);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("--from-env"), "{}", r.stderr);
+    assert!(!st.dir().join("key.ncryptsec").exists(), "nothing written");
+}
+
+#[test]
+fn init_checks_the_store_key_before_writing_a_key_file() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    let r = run(init_cmd(&st, &[]));
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("belongs to public key"), "{}", r.stderr);
+    assert!(!st.dir().join("key.ncryptsec").exists(), "no orphan key file");
+}
+
+#[test]
+fn init_rejects_an_empty_password_from_the_environment() {
+    let st = Store::new();
+    let mut c = init_cmd(&st, &[]);
+    c.env("MEMSTR_PASSWORD", "");
+    let r = run(c);
+    assert_eq!(r.code, Some(2));
+    assert!(r.stderr.contains("MEMSTR_PASSWORD is empty"), "{}", r.stderr);
+}
+
+#[test]
+fn now_and_at_must_be_valid_times() {
+    let st = Store::new();
+    for bad in ["nan", "inf", "-5", "yesterday"] {
+        let r = st.run(&["--now", bad, "recall", "--all"]);
+        assert_eq!(r.code, Some(2), "--now {bad}");
+        assert!(r.stderr.contains("not a time"), "--now {bad}: {}", r.stderr);
+        let r = st.run(&["journal", "x", "--at", bad]);
+        assert_eq!(r.code, Some(2), "--at {bad}");
+    }
+    assert_eq!(st.json(&["stats"])["events"], 0);
+}
+
+#[test]
+fn zero_limits_are_rejected_alike() {
+    let st = Store::new();
+    for args in [&["recent", "-n", "0"][..], &["persona", "search", "x", "-n", "0"][..]] {
+        assert_eq!(st.run(args).code, Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn restore_keeps_the_forget_tombstone_whatever_the_order() {
+    // The tombstone and its deletion share a created_at; either may come first.
+    for _ in 0..6 {
+        let a = Store::new();
+        a.ok(&["--now", &s(T0), "remember", "k", "v"]);
+        a.ok(&["--now", &s(T0 + 1.0), "forget", "k"]);
+        let export = a.ok(&["export", "--events"]);
+        let b = Store::new();
+        let report = run_with_stdin(b.cmd(&["--json", "import", "--events"]), &export).json();
+        assert_eq!(report["applied"], 2, "{report}");
+        assert_eq!(lines(&b.ok(&["export", "--events"])).len(), 2);
+        let reversed: Vec<&str> = lines(&export).into_iter().rev().collect();
+        let c = Store::new();
+        let report = run_with_stdin(c.cmd(&["--json", "import", "--events"]), &(reversed.join("\n") + "\n")).json();
+        assert_eq!(report["applied"], 2, "{report}");
+        assert_eq!(c.run(&["recall", "k"]).code, Some(1));
+    }
 }

@@ -121,7 +121,10 @@ pub(crate) fn apply(tx: &Transaction, event: &Event, decoded: &Decoded) -> Resul
         Decoded::Record { path, d_tag, payload } => {
             let by_id: bool =
                 tx.query_row("SELECT EXISTS(SELECT 1 FROM deletions WHERE target_id = ?1)", [&id], |r| r.get(0))?;
-            if by_id || deleted_until(tx, d_tag)?.is_some_and(|t| t >= created_at) {
+            // A tombstone is itself a deletion marker: keep it even when a deletion request
+            // names it, so the store can hand it on to relays that ignore deletions.
+            let tombstone = matches!(payload, Payload::Tombstone(_));
+            if !tombstone && (by_id || deleted_until(tx, d_tag)?.is_some_and(|t| t >= created_at)) {
                 return Ok(Outcome::Deleted);
             }
             let path_s = path.to_d();

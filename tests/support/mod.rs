@@ -50,12 +50,7 @@ pub fn memstr(dir: &Path) -> Command {
 /// Runs a command, insisting on success; returns stdout.
 pub fn run_ok(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{cmd:?} failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).unwrap()
 }
 

@@ -31,7 +31,7 @@ pub struct Args {
     json: bool,
 
     /// Evaluate decay and stamp writes at this Unix time (seconds) instead of now.
-    #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "SECONDS")]
+    #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
     now: Option<f64>,
 
     /// Write d tags in this mode from now on (remembered by the store).
@@ -60,7 +60,7 @@ enum Command {
         key: String,
         value: String,
         /// Timestamp of the memory (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
         at: Option<f64>,
     },
     /// Print the value stored under KEY (exit 1 if none), or every memory with --all.
@@ -71,19 +71,20 @@ enum Command {
         #[arg(long, conflicts_with = "key")]
         all: bool,
     },
-    /// Forget KEY (tombstone plus NIP-09 deletion).
+    /// Forget KEY (tombstone plus NIP-09 deletion). Succeeds for a key unknown here too:
+    /// another device, or a relay, may still hold it.
     Forget { key: String },
     /// Append an entry to the journal.
     Journal {
         text: String,
         /// Timestamp of the entry (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
         at: Option<f64>,
     },
     /// The newest journal entries.
     Recent {
-        #[arg(long, short = 'n', default_value_t = 20)]
-        limit: usize,
+        #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
     },
     /// Structured memories: domain / facet / key.
     #[command(subcommand)]
@@ -132,7 +133,7 @@ enum PersonaCommand {
         #[arg(long, value_name = "DAYS")]
         halflife: Option<f64>,
         /// When it was learned (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
         at: Option<f64>,
     },
     /// Show one memory (counts as an access unless --peek).
@@ -154,8 +155,8 @@ enum PersonaCommand {
     /// Find memories by content (key x3, themes x2, value x1, times relevance).
     Search {
         query: String,
-        #[arg(long, short = 'n', default_value_t = 10)]
-        limit: usize,
+        #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
     },
     /// Link two memories both ways (key or domain/facet/key).
     Connect { a: String, b: String },
@@ -189,6 +190,9 @@ impl Args {
 
 fn password(confirm: bool) -> Result<Zeroizing<String>> {
     if let Ok(p) = std::env::var(ENV_PASSWORD) {
+        if confirm && p.is_empty() {
+            bail!("{ENV_PASSWORD} is empty: a key file needs a password");
+        }
         return Ok(Zeroizing::new(p));
     }
     if !std::io::stdin().is_terminal() {
@@ -240,11 +244,20 @@ pub async fn run(args: Args) -> Result<ExitCode> {
         if file.exists() {
             bail!("{} already exists; refusing to replace a key", file.display());
         }
-        let id = if *from_env {
-            Identity::from_env()?.context("--from-env: MEMSTR_NSEC is not set")?
-        } else {
-            Identity::generate()
+        let from_env_key = Identity::from_env()?;
+        let id = match (from_env, from_env_key) {
+            (true, Some(id)) => id,
+            (true, None) => bail!("--from-env: MEMSTR_NSEC is not set"),
+            (false, Some(_)) => bail!(
+                "MEMSTR_NSEC is set: pass --from-env to keep that key in a key file, or unset it to generate a new key"
+            ),
+            (false, None) => Identity::generate(),
         };
+        // Check an existing store against the key before anything is written.
+        let db = args.dir()?.join("memstr.db");
+        if db.exists() {
+            drop(open(&args, id.clone()).await?);
+        }
         id.save_file(&file, &password(true)?, *log_n)?;
         let store = open(&args, id.clone()).await?;
         out.init(&id, &file, store.path(), store.d_tag_mode());
@@ -279,7 +292,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Recall { key: None, .. } => out.memories(&store.recall_all().await?),
         Command::Forget { key } => out.event_id(&store.forget(key).await?),
         Command::Journal { text, at } => out.event_id(&store.journal_at(text, at.unwrap_or(now)).await?),
-        Command::Recent { limit } => out.journal(&store.recent(*limit).await?),
+        Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
         Command::Stats => out.stats(&store.stats().await?),
         Command::Export { output, .. } => {
             let events = store.export_events().await?;
@@ -342,7 +355,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
             let found = if *peek { store.persona_peek(q).await? } else { store.persona_recall(q).await? };
             out.personas(&found, now);
         }
-        PersonaCommand::Search { query, limit } => out.hits(&store.persona_search(query, *limit).await?),
+        PersonaCommand::Search { query, limit } => out.hits(&store.persona_search(query, *limit as usize).await?),
         PersonaCommand::Connect { a, b } => {
             store.persona_connect(a, b).await?;
             out.done(&format!("connected {a} and {b}"));
@@ -356,4 +369,12 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
         PersonaCommand::Stats => out.persona_stats(&store.persona_stats().await?),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A time given on the command line: finite, non-negative Unix seconds.
+fn parse_time(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
+        _ => Err(format!("{s:?} is not a time: expected finite, non-negative Unix seconds")),
+    }
 }
