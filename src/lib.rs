@@ -3,6 +3,26 @@
 //! Memories are NIP-44-encrypted NIP-78 events signed by the agent's own key, kept in a
 //! local SQLite store that works with no relay at all, and readable by the published
 //! sense-memory client. See `docs/ARCHITECTURE.md` for the map of modules.
+//!
+//! ```
+//! use memstr::{Identity, MemoryStore, PersonaInput, StoreOptions};
+//!
+//! # #[tokio::main(flavor = "current_thread")]
+//! # async fn main() -> memstr::Result<()> {
+//! # let dir = tempfile::tempdir().unwrap();
+//! let store = MemoryStore::open(dir.path().join("agent.db"), Identity::generate(), StoreOptions::default()).await?;
+//! store.remember("favorite-editor", "helix").await?;
+//! assert_eq!(store.recall("favorite-editor").await?.unwrap().value, "helix");
+//!
+//! store.persona_remember(PersonaInput::new("people", "facts", "alice-dark-mode", "Alice prefers dark mode")).await?;
+//! let hits = store.persona_search("dark mode", 5).await?;
+//! assert_eq!(hits[0].memory.key, "alice-dark-mode");
+//!
+//! store.forget("favorite-editor").await?;
+//! assert!(store.recall("favorite-editor").await?.is_none());
+//! # Ok(())
+//! # }
+//! ```
 
 /// The nostr crate memstr is built on (its `Event`, `Keys`, ... are memstr's).
 pub use nostr;
