@@ -477,3 +477,22 @@ async fn outcomes_are_reported_for_each_event() {
     assert_eq!((r.applied, r.duplicate, r.stale), (1, 1, 1));
     let _ = Outcome::Applied;
 }
+
+#[tokio::test]
+async fn created_at_means_written_and_the_memorys_own_time_is_in_the_payload() {
+    // An import of a 2023 memory in 2027: relays filter by created_at, so it must be the
+    // time of writing or a `since` pull on another device would never see it.
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_at(dir.path(), T0).await;
+    let may_2023 = 1_683_554_160.0;
+    store.remember_at("k", "old news", may_2023).await.unwrap();
+    store.journal_at("an old day", may_2023).await.unwrap();
+    store.persona_remember(PersonaInput::new("d", "f", "p", "v").at(may_2023)).await.unwrap();
+    for e in store.export_events().await.unwrap() {
+        assert_eq!(e.created_at.as_secs(), T0 as u64, "{}", e.as_json());
+    }
+    assert_eq!(store.recall("k").await.unwrap().unwrap().created_at, may_2023);
+    assert_eq!(store.recent(1).await.unwrap()[0].created_at, may_2023);
+    let p = store.persona_peek(PersonaQuery::all()).await.unwrap().pop().unwrap();
+    assert_eq!((p.created_at, p.last_accessed), (may_2023, may_2023));
+}

@@ -15,8 +15,7 @@ impl MemoryStore {
         validate_timestamp("created_at", embedding.created_at)?;
         self.write(move |tx, inner| {
             let path = Path::Embed { key: embedding.key.clone() };
-            let at = embedding.created_at;
-            Ok(write_record(tx, inner, &path, Payload::Embed(embedding), at)?.id.to_hex())
+            Ok(write_record(tx, inner, &path, Payload::Embed(embedding))?.id.to_hex())
         })
         .await
     }
@@ -39,8 +38,7 @@ impl MemoryStore {
         validate_timestamp("timestamp", report.timestamp)?;
         self.write(move |tx, inner| {
             let path = Path::introspection(report.timestamp);
-            let at = report.timestamp;
-            Ok(write_record(tx, inner, &path, Payload::Introspection(report), at)?.id.to_hex())
+            Ok(write_record(tx, inner, &path, Payload::Introspection(report))?.id.to_hex())
         })
         .await
     }

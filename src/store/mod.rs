@@ -246,9 +246,12 @@ impl From<rusqlite::Error> for Error {
     }
 }
 
-/// Signs `payload` at `path`, applies it and queues it. The event's `created_at` is
-/// `at`, raised past the current version and any deletion so the write always wins.
-pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload: Payload, at: f64) -> Result<Event> {
+/// Signs `payload` at `path`, applies it and queues it. The event's `created_at` is the
+/// time of writing (per the store's clock), raised past the current version and any
+/// deletion so the write always wins. A memory's own time (an import's, say) travels in
+/// the payload: relays order and filter by `created_at`, so it must mean "written".
+pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload: Payload) -> Result<Event> {
+    let at = inner.clock.now();
     let codec = &inner.codec;
     let d = codec.d_tag(path);
     let cur = apply::current(tx, &path.to_d())?;

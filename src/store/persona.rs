@@ -163,9 +163,9 @@ fn resolve(conn: &Connection, reference: &str) -> Result<PersonaMemory> {
     }
 }
 
-fn save(tx: &Transaction, inner: &Inner, m: PersonaMemory, at: f64) -> Result<String> {
+fn save(tx: &Transaction, inner: &Inner, m: PersonaMemory) -> Result<String> {
     let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
-    Ok(write_record(tx, inner, &path, Payload::Persona(m), at)?.id.to_hex())
+    Ok(write_record(tx, inner, &path, Payload::Persona(m))?.id.to_hex())
 }
 
 fn push_unique(list: &mut Vec<String>, item: &str) {
@@ -217,7 +217,7 @@ impl MemoryStore {
             m.last_reinforced = m.last_reinforced.max(at);
             m.last_accessed = m.last_accessed.max(at);
             m.state = m.compute_state(at);
-            save(tx, inner, m, at)
+            save(tx, inner, m)
         })
         .await
     }
@@ -280,8 +280,8 @@ impl MemoryStore {
             for m in [&mut ma, &mut mb] {
                 m.last_reinforced = m.last_reinforced.max(now);
             }
-            save(tx, inner, ma, now)?;
-            save(tx, inner, mb, now)?;
+            save(tx, inner, ma)?;
+            save(tx, inner, mb)?;
             Ok(())
         })
         .await
@@ -301,7 +301,7 @@ impl MemoryStore {
             push_unique(&mut mo.contradicts, &mn.key);
             mo.superseded_by = Some(mn.key.clone());
             mo.state = mo.compute_state(now);
-            save(tx, inner, mo, now)?;
+            save(tx, inner, mo)?;
             Ok(())
         })
         .await

@@ -139,7 +139,6 @@ impl MemoryStore {
     /// event per memory, however many reads). Returns how many were signed.
     pub async fn flush_accesses(&self) -> Result<usize> {
         self.write(|tx, inner| {
-            let now = inner.clock.now();
             let dirty: Vec<String> = tx
                 .prepare("SELECT payload FROM records WHERE dirty = 1 AND deleted = 0 AND kind = 'persona'")?
                 .query_map([], |r| r.get(0))?
@@ -147,7 +146,7 @@ impl MemoryStore {
             for json in &dirty {
                 let m: PersonaMemory = serde_json::from_str(json)?;
                 let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
-                write_record(tx, inner, &path, Payload::Persona(m), now)?;
+                write_record(tx, inner, &path, Payload::Persona(m))?;
             }
             Ok(dirty.len())
         })

@@ -21,7 +21,7 @@ impl MemoryStore {
         let m = Memory { key: key.to_string(), value: value.to_string(), created_at: at };
         self.write(move |tx, inner| {
             let path = Path::Kv { key: m.key.clone() };
-            Ok(write_record(tx, inner, &path, Payload::Kv(m), at)?.id.to_hex())
+            Ok(write_record(tx, inner, &path, Payload::Kv(m))?.id.to_hex())
         })
         .await
     }
@@ -66,7 +66,6 @@ impl MemoryStore {
                 inner,
                 &path,
                 Payload::Tombstone(crate::codec::Tombstone { path: path.to_d(), deleted_at: now }),
-                now,
             )?;
             let mut ids = Vec::new();
             let mut d_tags = vec![d.clone()];
@@ -113,7 +112,7 @@ impl MemoryStore {
                 ts = f64::from_bits(ts.to_bits() + 1);
             }
             let entry = JournalEntry { content, created_at: ts };
-            Ok(write_record(tx, inner, &Path::journal(ts), Payload::Journal(entry), ts)?.id.to_hex())
+            Ok(write_record(tx, inner, &Path::journal(ts), Payload::Journal(entry))?.id.to_hex())
         })
         .await
     }
