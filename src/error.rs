@@ -38,6 +38,10 @@ pub enum Error {
     #[error("event {event_id}: rejected: {reason}")]
     Rejected { event_id: String, reason: RejectReason },
 
+    /// A relay address was refused, or talking to relays failed.
+    #[error("relay: {0}")]
+    Relay(String),
+
     /// A persona reference matched nothing.
     #[error("no persona memory matches {0:?}")]
     NotFound(String),

@@ -38,8 +38,12 @@ pub use identity::Identity;
 pub use model::{IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory};
 pub mod search;
 mod store;
+#[cfg(feature = "sync")]
+pub mod sync;
 
 pub use search::PersonaHit;
+#[cfg(feature = "sync")]
+pub use store::RelayInfo;
 pub use store::{
     Clock, ImportReport, ManualClock, MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, StoreOptions,
     StoreStats, SystemClock,

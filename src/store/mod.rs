@@ -6,6 +6,8 @@
 mod apply;
 mod derived;
 mod persona;
+#[cfg(feature = "sync")]
+mod relays;
 mod schema;
 mod transfer;
 mod v1;
@@ -24,6 +26,8 @@ use crate::identity::Identity;
 
 pub use apply::Outcome;
 pub use persona::{PersonaInput, PersonaQuery, PersonaStats};
+#[cfg(feature = "sync")]
+pub use relays::RelayInfo;
 pub use transfer::{ImportReport, StoreStats};
 
 /// Where "now" comes from: the system clock, or a fixed time for imports, tests and
@@ -102,6 +106,17 @@ pub(crate) struct Inner {
     path: PathBuf,
     codec: Codec,
     clock: Arc<dyn Clock>,
+    /// Set inside a transaction that changed events; announced after it commits.
+    events_changed: std::sync::atomic::AtomicBool,
+    /// Counts commits that changed events (live sync pushes on each).
+    changes: tokio::sync::watch::Sender<u64>,
+}
+
+impl Inner {
+    /// Notes that the running transaction changed events.
+    pub(crate) fn touch_events(&self) {
+        self.events_changed.store(true, Ordering::SeqCst);
+    }
 }
 
 /// An agent's memory: a local SQLite store of signed, encrypted events.
@@ -181,7 +196,16 @@ impl MemoryStore {
         .map_err(Error::db(&path))?;
         tx.commit().map_err(Error::db(&path))?;
         let codec = Codec::new(identity.keys().clone(), mode)?;
-        Ok(MemoryStore { inner: Arc::new(Inner { conn: Mutex::new(conn), path, codec, clock: options.clock }) })
+        Ok(MemoryStore {
+            inner: Arc::new(Inner {
+                conn: Mutex::new(conn),
+                path,
+                codec,
+                clock: options.clock,
+                events_changed: std::sync::atomic::AtomicBool::new(false),
+                changes: tokio::sync::watch::channel(0).0,
+            }),
+        })
     }
 
     /// The store's public key.
@@ -204,8 +228,13 @@ impl MemoryStore {
         self.inner.clock.now()
     }
 
+    /// A receiver that sees a new value after every commit that changed events.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.inner.changes.subscribe()
+    }
+
     /// Runs `f` on the connection in a blocking task.
-    async fn read<T, F>(&self, f: F) -> Result<T>
+    pub(crate) async fn read<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&Connection, &Inner) -> Result<T> + Send + 'static,
@@ -220,7 +249,7 @@ impl MemoryStore {
     }
 
     /// Runs `f` in one immediate transaction, committed only if `f` succeeds.
-    async fn write<T, F>(&self, f: F) -> Result<T>
+    pub(crate) async fn write<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&Transaction, &Inner) -> Result<T> + Send + 'static,
@@ -230,8 +259,12 @@ impl MemoryStore {
             let mut conn = inner.conn.lock().map_err(|_| Error::Task("store connection poisoned".into()))?;
             let db = Error::db(&inner.path);
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
+            inner.events_changed.store(false, Ordering::SeqCst);
             let out = f(&tx, &inner)?;
             tx.commit().map_err(Error::db(&inner.path))?;
+            if inner.events_changed.swap(false, Ordering::SeqCst) {
+                inner.changes.send_modify(|n| *n += 1);
+            }
             Ok(out)
         })
         .await
@@ -267,6 +300,7 @@ pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload
         return Err(Error::Task(format!("own write to {path} was not applied: {outcome:?}")));
     }
     enqueue(tx, &event)?;
+    inner.touch_events();
     if let Some(c) = cur.filter(|c| !c.deleted && !c.d_tag.is_empty() && c.d_tag != d) {
         // The d-tag mode changed: retire the version at the old tag.
         let del = codec.deletion_event(&[c.event_id], &[c.d_tag], created_at)?;

@@ -69,6 +69,29 @@ const MIGRATIONS: &[&str] = &[
         last_at       INTEGER
     ) STRICT;
     "#,
+    // 2: relays, what each has acknowledged, and how far each has been read.
+    r#"
+    CREATE TABLE relays (
+        url        TEXT PRIMARY KEY,
+        added_at   INTEGER NOT NULL,
+        -- newest created_at fully read from this relay (0 = never)
+        checkpoint INTEGER NOT NULL DEFAULT 0,
+        last_sync  INTEGER,
+        last_full  INTEGER,
+        last_error TEXT,
+        -- NIP-77 support: NULL unknown, 0 no, 1 yes
+        negentropy INTEGER
+    ) STRICT;
+
+    -- An event this relay has confirmed holding (OK true, or served it to us).
+    CREATE TABLE acks (
+        event_id TEXT NOT NULL REFERENCES events(id) ON DELETE CASCADE,
+        relay    TEXT NOT NULL REFERENCES relays(url) ON DELETE CASCADE,
+        acked_at INTEGER NOT NULL,
+        PRIMARY KEY (event_id, relay)
+    ) STRICT, WITHOUT ROWID;
+    CREATE INDEX acks_relay ON acks(relay);
+    "#,
 ];
 
 /// The schema version this build writes.

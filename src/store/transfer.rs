@@ -26,7 +26,7 @@ pub struct ImportReport {
 }
 
 impl ImportReport {
-    fn count(&mut self, outcome: Outcome) {
+    pub(crate) fn count(&mut self, outcome: Outcome) {
         match outcome {
             Outcome::Applied => self.applied += 1,
             Outcome::Duplicate => self.duplicate += 1,
@@ -79,6 +79,7 @@ impl MemoryStore {
                         let outcome = apply::ingest(tx, &inner.codec, e)?;
                         if outcome == Outcome::Applied {
                             enqueue(tx, e)?;
+                            inner.touch_events();
                         }
                         part.count(outcome);
                     }

@@ -85,6 +85,7 @@ impl MemoryStore {
                 return Err(Error::Task("own deletion was not applied".into()));
             }
             enqueue(tx, &del)?;
+            inner.touch_events();
             Ok(del.id.to_hex())
         })
         .await

@@ -91,6 +91,20 @@ enum Command {
     Persona(PersonaCommand),
     /// Counts: records, events, outbox, rejected events per reason.
     Stats,
+    /// Relays this store syncs with.
+    #[command(subcommand)]
+    Relay(RelayCommand),
+    /// One sync pass with every relay (pull, then push); --watch keeps syncing live.
+    Sync {
+        /// Read everything from each relay, not only what is new (repairs relays too).
+        #[arg(long)]
+        full: bool,
+        /// Keep a live subscription open and push writes as they happen, until Ctrl-C.
+        #[arg(long)]
+        watch: bool,
+    },
+    /// Outbox depth, per-relay state, rejected events.
+    Status,
     /// Write every event of the store as JSON Lines (the portable backup format).
     Export {
         /// Export signed NIP-01 events (the only format for now; required for clarity).
@@ -108,6 +122,21 @@ enum Command {
         /// Input file [default: standard input].
         file: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum RelayCommand {
+    /// Add a relay (wss://; ws:// only to loopback unless --insecure).
+    Add {
+        url: String,
+        /// Allow unencrypted ws:// to a non-loopback host.
+        #[arg(long)]
+        insecure: bool,
+    },
+    /// Remove a relay.
+    Remove { url: String },
+    /// List relays with their sync state.
+    List,
 }
 
 #[derive(Debug, Subcommand)]
@@ -321,6 +350,42 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             out.import(&store.import_json_lines(&text).await?);
         }
         Command::Persona(cmd) => return persona(cmd, store, out, now).await,
+        Command::Relay(cmd) => match cmd {
+            RelayCommand::Add { url, insecure } => {
+                let url = store.add_relay(url, *insecure).await?;
+                out.done(&format!("added {url}"));
+            }
+            RelayCommand::Remove { url } => {
+                if !store.remove_relay(url).await? {
+                    out.not_found(url);
+                    return Ok(ExitCode::from(1));
+                }
+                out.done(&format!("removed {url}"));
+            }
+            RelayCommand::List => out.relays(&store.relays().await?),
+        },
+        Command::Sync { full, watch } => {
+            if store.relays().await?.is_empty() {
+                bail!("no relays: add one with `memstr relay add wss://...`");
+            }
+            let opts =
+                memstr::sync::SyncOptions { full: *full, progress: crate::output::progress(out), ..Default::default() };
+            if *watch {
+                store
+                    .watch(opts, async {
+                        let _ = tokio::signal::ctrl_c().await;
+                    })
+                    .await?;
+                return Ok(ExitCode::SUCCESS);
+            }
+            let reports = store.sync(&opts).await?;
+            let failed = reports.iter().any(|r| r.error.is_some());
+            out.sync(&reports);
+            if failed {
+                return Ok(ExitCode::from(3));
+            }
+        }
+        Command::Status => out.status(&store.stats().await?, &store.relays().await?),
     }
     Ok(ExitCode::SUCCESS)
 }

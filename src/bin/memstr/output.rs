@@ -2,8 +2,13 @@
 
 use std::path::Path;
 
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+
+use memstr::sync::{ProgressFn, RelayReport};
 use memstr::{
-    DTagMode, Identity, ImportReport, JournalEntry, Memory, PersonaHit, PersonaMemory, PersonaStats, StoreStats,
+    DTagMode, Identity, ImportReport, JournalEntry, Memory, PersonaHit, PersonaMemory, PersonaStats, RelayInfo,
+    StoreStats,
 };
 use serde_json::{json, Value};
 
@@ -249,6 +254,101 @@ impl Out {
             for (k, v) in &r.rejected {
                 println!("  rejected {k}: {v}");
             }
+        }
+    }
+}
+
+/// A one-line progress display on a terminal, when there is much to move.
+pub fn progress(out: &Out) -> Option<ProgressFn> {
+    if out.json || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    Some(Arc::new(|relay: &str, phase: &str, done: u64, total: u64| {
+        if total < 200 {
+            return;
+        }
+        let width = 30;
+        let filled = (done * width / total.max(1)) as usize;
+        let bar = format!("{}{}", "#".repeat(filled), "-".repeat(width as usize - filled));
+        let mut err = std::io::stderr();
+        let _ = write!(err, "\r{phase} {relay} [{bar}] {done}/{total}");
+        if done >= total {
+            let _ = writeln!(err);
+        }
+        let _ = err.flush();
+    }))
+}
+
+fn ago(ts: Option<i64>) -> String {
+    match ts {
+        None => "never".into(),
+        Some(t) => time(t as f64),
+    }
+}
+
+impl Out {
+    pub fn relays(&self, relays: &[RelayInfo]) {
+        if self.json {
+            print_json(&json!(relays));
+            return;
+        }
+        if relays.is_empty() {
+            println!("no relays");
+        }
+        for r in relays {
+            let neg = match r.negentropy {
+                Some(true) => "NIP-77",
+                Some(false) => "since",
+                None => "unprobed",
+            };
+            println!(
+                "{}\tpending {}\tlast sync {}\t{}{}",
+                r.url,
+                r.pending,
+                ago(r.last_sync),
+                neg,
+                r.last_error.as_ref().map(|e| format!("\terror: {e}")).unwrap_or_default()
+            );
+        }
+    }
+
+    pub fn sync(&self, reports: &[RelayReport]) {
+        if self.json {
+            print_json(&json!(reports));
+            return;
+        }
+        for r in reports {
+            let p = &r.pulled;
+            println!(
+                "{} ({}): pulled {} new, {} known, {} stale, {} deleted, {} rejected; pushed {}, refused {}, pending {}",
+                r.url, if r.method.is_empty() { "-" } else { &r.method }, p.applied, p.duplicate, p.stale, p.deleted,
+                p.rejected_total(), r.pushed, r.refused.len(), r.pending
+            );
+            if let Some(e) = &r.error {
+                println!("  error: {e}");
+            }
+            for (id, why) in r.refused.iter().take(5) {
+                println!("  refused {id}: {why}");
+            }
+        }
+    }
+
+    pub fn status(&self, s: &StoreStats, relays: &[RelayInfo]) {
+        if self.json {
+            print_json(&json!({"outbox": s.outbox, "events": s.events, "unsigned_accesses": s.unsigned_accesses,
+                "rejected": s.rejected, "relays": relays}));
+            return;
+        }
+        println!(
+            "outbox {} of {} events not yet on every relay; {} unsigned accesses",
+            s.outbox, s.events, s.unsigned_accesses
+        );
+        self.relays(relays);
+        if s.rejected.is_empty() {
+            println!("rejected events: none");
+        }
+        for (k, v) in &s.rejected {
+            println!("rejected {k}: {v}");
         }
     }
 }

@@ -1,0 +1,90 @@
+//! Relay sync: every device holding the key converges through one or more relays.
+//!
+//! One pass per relay: connect; read what is new (NIP-77 where the relay speaks it,
+//! otherwise `since` the last complete read minus an overlap, and a full read now and
+//! then); apply it through the store's one apply path; then push every event that relay
+//! has not acknowledged with `OK true`. Writes never wait for any of this. See
+//! `docs/sync.md` for the rules.
+
+mod engine;
+pub mod transport;
+mod url;
+mod watch;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use transport::TransportError;
+pub use url::{RelayUrl, RelayUrlError};
+
+use crate::ImportReport;
+
+/// Progress of a pass: `(relay, phase, done, total)`.
+pub type ProgressFn = Arc<dyn Fn(&str, &str, u64, u64) + Send + Sync>;
+
+/// How a sync pass behaves.
+#[derive(Clone)]
+pub struct SyncOptions {
+    /// Time allowed to open a connection.
+    pub connect_timeout: Duration,
+    /// Time allowed for one answer (a page of events, an `OK`, a NIP-77 round).
+    pub timeout: Duration,
+    /// Re-read this much before the last checkpoint: clocks differ and relays store late.
+    pub overlap: Duration,
+    /// Read everything, not just what is new.
+    pub full: bool,
+    /// Read everything anyway when the last full read is older than this.
+    pub full_every: Duration,
+    /// Events per page when reading.
+    pub page: usize,
+    /// Events in flight when pushing.
+    pub window: usize,
+    /// Called as work proceeds.
+    pub progress: Option<ProgressFn>,
+}
+
+impl Default for SyncOptions {
+    fn default() -> Self {
+        SyncOptions {
+            connect_timeout: Duration::from_secs(10),
+            timeout: Duration::from_secs(20),
+            overlap: Duration::from_secs(600),
+            full: false,
+            full_every: Duration::from_secs(24 * 3600),
+            page: 1000,
+            window: 200,
+            progress: None,
+        }
+    }
+}
+
+impl std::fmt::Debug for SyncOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SyncOptions")
+            .field("timeout", &self.timeout)
+            .field("full", &self.full)
+            .field("page", &self.page)
+            .field("window", &self.window)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What one pass did with one relay.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RelayReport {
+    pub url: String,
+    /// How the relay was read: `negentropy`, `full` or `since`.
+    pub method: String,
+    /// Events read and what applying them did.
+    pub pulled: ImportReport,
+    /// Events the relay acknowledged with `OK true`.
+    pub pushed: u64,
+    /// Events it refused, with its reasons (retried next pass).
+    pub refused: Vec<(String, String)>,
+    /// Still not acknowledged after the pass.
+    pub pending: u64,
+    /// Why the pass stopped early, if it did.
+    pub error: Option<String>,
+}

@@ -1,0 +1,107 @@
+//! Relay addresses: `wss://` by default, `ws://` only for loopback or by explicit opt-in.
+
+use std::fmt;
+use std::net::IpAddr;
+
+use serde::{Deserialize, Serialize};
+
+/// Why a relay address was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RelayUrlError {
+    #[error("{0:?} is not a websocket URL (expected wss://host[:port][/path])")]
+    Malformed(String),
+    #[error("{0:?} is unencrypted ws:// to a non-loopback host; use wss://, or opt in to insecure relays")]
+    Insecure(String),
+}
+
+/// A validated relay address, normalised (lower-case scheme and host, no trailing `/`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct RelayUrl(String);
+
+impl RelayUrl {
+    /// Parses `url`. `allow_insecure` admits `ws://` to any host.
+    pub fn parse(url: &str, allow_insecure: bool) -> Result<Self, RelayUrlError> {
+        let url = url.trim();
+        let malformed = || RelayUrlError::Malformed(url.to_string());
+        let (scheme, rest) = url.split_once("://").ok_or_else(malformed)?;
+        let scheme = scheme.to_ascii_lowercase();
+        if scheme != "ws" && scheme != "wss" {
+            return Err(malformed());
+        }
+        let (authority, path) = match rest.find('/') {
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, ""),
+        };
+        if authority.is_empty() || authority.contains('@') || rest.contains(char::is_whitespace) {
+            return Err(malformed());
+        }
+        let host = host_of(authority).ok_or_else(malformed)?;
+        if scheme == "ws" && !allow_insecure && !is_loopback(&host) {
+            return Err(RelayUrlError::Insecure(url.to_string()));
+        }
+        let path = path.trim_end_matches('/');
+        Ok(RelayUrl(format!("{scheme}://{}{path}", authority.to_ascii_lowercase())))
+    }
+
+    /// The address.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for RelayUrl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The host of `host[:port]` or `[v6]:port`, checked for a sane port.
+fn host_of(authority: &str) -> Option<String> {
+    let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
+        let (h, after) = rest.split_once(']')?;
+        (h.to_string(), after.strip_prefix(':'))
+    } else {
+        match authority.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (authority.to_string(), None),
+        }
+    };
+    if host.is_empty() || port.is_some_and(|p| p.parse::<u16>().is_err()) {
+        return None;
+    }
+    Some(host.to_ascii_lowercase())
+}
+
+fn is_loopback(host: &str) -> bool {
+    host == "localhost" || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accepts_secure_and_loopback() {
+        assert_eq!(RelayUrl::parse("wss://Relay.Example.com/", false).unwrap().as_str(), "wss://relay.example.com");
+        assert!(RelayUrl::parse("ws://127.0.0.1:7777", false).is_ok());
+        assert!(RelayUrl::parse("ws://localhost:7777/path", false).is_ok());
+        assert!(RelayUrl::parse("ws://[::1]:7777", false).is_ok());
+        assert!(RelayUrl::parse("ws://127.5.5.5:1", false).is_ok());
+    }
+
+    #[test]
+    fn refuses_insecure_remote_unless_opted_in() {
+        assert!(matches!(RelayUrl::parse("ws://relay.example.com", false), Err(RelayUrlError::Insecure(_))));
+        assert!(matches!(RelayUrl::parse("ws://10.0.0.1", false), Err(RelayUrlError::Insecure(_))));
+        assert!(RelayUrl::parse("ws://relay.example.com", true).is_ok());
+    }
+
+    #[test]
+    fn refuses_garbage() {
+        for bad in ["", "relay.example.com", "https://x", "wss://", "wss://user@host", "wss://h:99999", "wss://a b"] {
+            assert!(matches!(RelayUrl::parse(bad, true), Err(RelayUrlError::Malformed(_))), "{bad}");
+        }
+    }
+}

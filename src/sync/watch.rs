@@ -1,0 +1,96 @@
+//! Live sync: one task per relay keeps a subscription open and pushes every change.
+
+use std::future::Future;
+use std::time::Duration;
+
+use super::transport::{Connection, SubMsg};
+use super::{RelayReport, RelayUrl, SyncOptions};
+use crate::error::{Error, Result};
+use crate::MemoryStore;
+
+/// First wait before reconnecting; doubles up to [`MAX_BACKOFF`].
+const MIN_BACKOFF: Duration = Duration::from_secs(1);
+const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// Pending events are retried this often even without a change.
+const RETRY_EVERY: Duration = Duration::from_secs(30);
+
+impl MemoryStore {
+    /// Syncs with every configured relay until `shutdown` completes: catches up, then
+    /// keeps a live subscription open (a change on another device shows here within
+    /// seconds) and pushes each local change as it commits. Reconnects with backoff
+    /// (1 s doubling to 60 s) across relay restarts and network loss.
+    pub async fn watch<F: Future<Output = ()>>(&self, opts: SyncOptions, shutdown: F) -> Result<()> {
+        let relays = self.relays().await?;
+        if relays.is_empty() {
+            return Err(Error::Relay("no relays configured".into()));
+        }
+        let mut tasks = Vec::new();
+        for info in relays {
+            let url = RelayUrl::parse(&info.url, true).map_err(|e| Error::Relay(e.to_string()))?;
+            let store = self.clone();
+            let opts = opts.clone();
+            tasks.push(tokio::spawn(async move { store.watch_relay(url, opts).await }));
+        }
+        shutdown.await;
+        for t in tasks {
+            t.abort();
+        }
+        Ok(())
+    }
+
+    async fn watch_relay(&self, url: RelayUrl, opts: SyncOptions) {
+        let mut backoff = MIN_BACKOFF;
+        loop {
+            let mut caught_up = false;
+            if let Err(e) = self.watch_session(&url, &opts, &mut caught_up).await {
+                tracing::info!(relay = %url, error = %e, "live sync interrupted");
+                let _ = self.relay_failed(&url, &e.to_string()).await;
+            }
+            backoff = if caught_up { MIN_BACKOFF } else { (backoff * 2).min(MAX_BACKOFF) };
+            tokio::time::sleep(backoff).await;
+        }
+    }
+
+    /// One connection's life: catch up, then follow. Returns when the relay goes away.
+    async fn watch_session(&self, url: &RelayUrl, opts: &SyncOptions, caught_up: &mut bool) -> Result<()> {
+        let conn = Connection::connect(url, opts.connect_timeout).await?;
+        let mut changes = self.changes();
+        changes.borrow_and_update();
+        // Live first, so nothing stored between the catch-up read and the REQ is missed.
+        let mut live = conn.subscribe(vec![self.live_filter(false), self.live_filter(true)])?;
+        let info = self.relay_info(url).await?.ok_or_else(|| Error::Relay(format!("{url} was removed")))?;
+        let mut report = RelayReport::default();
+        self.pass(&conn, &info, opts, &mut report).await?;
+        *caught_up = true;
+        let mut retry = tokio::time::interval(RETRY_EVERY);
+        loop {
+            tokio::select! {
+                msg = live.next() => match msg {
+                    Some(SubMsg::Event(e)) => {
+                        self.ingest_from_relay(url, vec![e]).await?;
+                    }
+                    Some(SubMsg::Closed(reason)) => return Err(Error::Relay(format!("{url} closed the live subscription: {reason}"))),
+                    Some(_) => {}
+                    None => return Ok(()),
+                },
+                changed = changes.changed() => {
+                    if changed.is_err() {
+                        return Ok(());
+                    }
+                    self.push_now(&conn, opts).await?;
+                }
+                _ = retry.tick() => {
+                    if !conn.is_alive() {
+                        return Ok(());
+                    }
+                    self.push_now(&conn, opts).await?;
+                }
+            }
+        }
+    }
+
+    async fn push_now(&self, conn: &Connection, opts: &SyncOptions) -> Result<()> {
+        let mut report = RelayReport::default();
+        self.push(conn, opts, &mut report).await
+    }
+}

@@ -1,0 +1,91 @@
+//! A real nostr-rs-relay 0.8.12 process on a free loopback port, for integration tests.
+//! The binary comes from relay-fixtures/install-relay.sh (built once, then cached).
+
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+pub struct TestRelay {
+    child: Option<Child>,
+    port: u16,
+    data: tempfile::TempDir,
+}
+
+fn binary() -> PathBuf {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let script = super::repo().join("relay-fixtures/install-relay.sh");
+        let out = Command::new("bash").arg(script).stderr(Stdio::inherit()).output().expect("running install-relay.sh");
+        assert!(out.status.success(), "relay-fixtures/install-relay.sh failed: no nostr-rs-relay");
+        PathBuf::from(String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim())
+    })
+    .clone()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+impl TestRelay {
+    /// Starts a relay with an empty database.
+    pub fn start() -> Self {
+        let mut relay = TestRelay { child: None, port: free_port(), data: tempfile::tempdir().unwrap() };
+        relay.launch();
+        relay
+    }
+
+    pub fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}", self.port)
+    }
+
+    fn launch(&mut self) {
+        let config = self.data.path().join("config.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[info]\nrelay_url = \"ws://127.0.0.1:{p}/\"\n[database]\ndata_directory = \"{d}\"\n[network]\naddress = \"127.0.0.1\"\nport = {p}\n",
+                p = self.port,
+                d = self.data.path().display()
+            ),
+        )
+        .unwrap();
+        let child = Command::new(binary())
+            .arg("-c")
+            .arg(&config)
+            .arg("-d")
+            .arg(self.data.path())
+            .env("RUST_LOG", "warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("starting nostr-rs-relay");
+        self.child = Some(child);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
+            assert!(Instant::now() < deadline, "nostr-rs-relay did not start on port {}", self.port);
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Kills the relay (SIGKILL): its database stays for [`TestRelay::restart`].
+    pub fn kill(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
+
+    /// Starts the relay again on the same port and database.
+    pub fn restart(&mut self) {
+        self.kill();
+        self.launch();
+    }
+}
+
+impl Drop for TestRelay {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
