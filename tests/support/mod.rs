@@ -1,6 +1,9 @@
 //! Shared by the integration tests: the test key, store helpers, fixture paths.
 #![allow(dead_code)]
 
+#[cfg(feature = "sync")]
+pub mod relay;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::Arc;

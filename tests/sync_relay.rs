@@ -1,0 +1,233 @@
+//! Sync through a real nostr-rs-relay 0.8.12 process (relay-fixtures/install-relay.sh).
+
+mod support;
+
+use std::time::Duration;
+
+use memstr::sync::transport::Connection;
+use memstr::sync::{RelayUrl, SyncOptions};
+use memstr::{MemoryStore, PersonaInput, PersonaQuery};
+use serde_json::json;
+use support::relay::TestRelay;
+use support::*;
+
+const T0: f64 = 1_800_000_000.0;
+
+fn opts() -> SyncOptions {
+    SyncOptions { timeout: Duration::from_secs(10), connect_timeout: Duration::from_secs(5), ..Default::default() }
+}
+
+async fn device(dir: &std::path::Path, relays: &[&TestRelay]) -> (MemoryStore, std::sync::Arc<memstr::ManualClock>) {
+    let (store, clock) = open_at(dir, T0).await;
+    for r in relays {
+        store.add_relay(&r.url(), false).await.unwrap();
+    }
+    (store, clock)
+}
+
+async fn sync_ok(store: &MemoryStore) {
+    for r in store.sync(&opts()).await.unwrap() {
+        assert!(r.error.is_none(), "{r:?}");
+        assert!(r.refused.is_empty(), "{r:?}");
+    }
+}
+
+/// What a fresh reader sees on the relay: all events of our key, by id.
+async fn relay_events(url: &str) -> Vec<serde_json::Value> {
+    let conn = Connection::connect(&RelayUrl::parse(url, false).unwrap(), Duration::from_secs(5)).await.unwrap();
+    let filter = json!({"authors": [test_identity().public_key().to_hex()]});
+    conn.subscribe(vec![filter]).unwrap().collect_stored(Duration::from_secs(10)).await.unwrap()
+}
+
+#[tokio::test]
+async fn two_devices_converge_after_offline_edits() {
+    let relay = TestRelay::start();
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, ca) = device(da.path(), &[&relay]).await;
+    let (b, cb) = device(db.path(), &[&relay]).await;
+    // Offline on both.
+    a.remember("from-a", "written on the laptop").await.unwrap();
+    a.journal("laptop diary").await.unwrap();
+    a.persona_remember(PersonaInput::new("people", "facts", "alice", "likes tea").themes(["tea"])).await.unwrap();
+    b.remember("from-b", "written on the server").await.unwrap();
+    b.persona_remember(PersonaInput::new("projects", "decisions", "db", "SQLite")).await.unwrap();
+    // The same key on both: the later write wins everywhere.
+    ca.set(T0 + 10.0);
+    a.remember("shared", "a's version").await.unwrap();
+    cb.set(T0 + 20.0);
+    b.remember("shared", "b's version").await.unwrap();
+
+    sync_ok(&a).await;
+    sync_ok(&b).await;
+    sync_ok(&a).await;
+
+    for s in [&a, &b] {
+        let all: Vec<(String, String)> = s.recall_all().await.unwrap().into_iter().map(|m| (m.key, m.value)).collect();
+        assert_eq!(
+            all,
+            [
+                ("from-a".to_string(), "written on the laptop".to_string()),
+                ("from-b".into(), "written on the server".into()),
+                ("shared".into(), "b's version".into())
+            ]
+        );
+        assert_eq!(s.recent(5).await.unwrap()[0].content, "laptop diary");
+        assert_eq!(s.persona_peek(PersonaQuery::all()).await.unwrap().len(), 2);
+        let st = s.stats().await.unwrap();
+        assert_eq!(st.outbox, 0, "everything acknowledged");
+    }
+    assert_eq!(a.persona_peek(PersonaQuery::all()).await.unwrap(), b.persona_peek(PersonaQuery::all()).await.unwrap());
+    // The relay holds one version per record: nothing duplicated.
+    let events = relay_events(&relay.url()).await;
+    assert_eq!(events.len() as u64, a.stats().await.unwrap().events);
+}
+
+#[tokio::test]
+async fn forget_holds_across_devices_and_against_a_stale_republish() {
+    let relay = TestRelay::start();
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, ca) = device(da.path(), &[&relay]).await;
+    let (b, _) = device(db.path(), &[&relay]).await;
+    a.remember("secret", "the plan").await.unwrap();
+    sync_ok(&a).await;
+    sync_ok(&b).await;
+    assert!(b.recall("secret").await.unwrap().is_some());
+    let old = relay_events(&relay.url()).await;
+    assert_eq!(old.len(), 1);
+
+    ca.set(T0 + 60.0);
+    a.forget("secret").await.unwrap();
+    sync_ok(&a).await;
+    sync_ok(&b).await;
+    assert!(b.recall("secret").await.unwrap().is_none(), "forgotten on the other device");
+
+    // A stale device sends the old version again, straight to the relay.
+    let conn =
+        Connection::connect(&RelayUrl::parse(&relay.url(), false).unwrap(), Duration::from_secs(5)).await.unwrap();
+    let ack = conn.publish(old[0]["id"].as_str().unwrap(), old[0].clone(), Duration::from_secs(5)).await.unwrap();
+    drop(conn);
+    let _ = ack; // whatever the relay says, readers must not bring it back
+    let mut full = opts();
+    full.full = true;
+    for r in b.sync(&full).await.unwrap() {
+        assert!(r.error.is_none(), "{r:?}");
+    }
+    assert!(b.recall("secret").await.unwrap().is_none(), "the stale version did not resurrect it");
+    // And the relay serves no version of the memory itself.
+    let served = relay_events(&relay.url()).await;
+    assert!(
+        served.iter().all(|e| e["kind"] != 30078 || e["id"] != old[0]["id"]),
+        "nostr-rs-relay hides the e-deleted version"
+    );
+}
+
+#[tokio::test]
+async fn a_relay_killed_mid_push_loses_nothing_and_duplicates_nothing() {
+    let mut relay = TestRelay::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = device(dir.path(), &[&relay]).await;
+    for i in 0..400 {
+        a.remember(&format!("k{i:03}"), &format!("value {i}")).await.unwrap();
+    }
+    let pushing = {
+        let a = a.clone();
+        tokio::spawn(async move {
+            let mut o = opts();
+            o.window = 20;
+            a.sync(&o).await.unwrap()
+        })
+    };
+    // Kill it as soon as the first acknowledgements land: mid-push.
+    while a.stats().await.unwrap().outbox == 400 {
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    relay.kill();
+    let reports = pushing.await.unwrap();
+    let pending_after_kill = reports[0].pending;
+    assert!(reports[0].error.is_some() && pending_after_kill > 0, "the kill interrupted the push: {reports:?}");
+    relay.restart();
+    sync_ok(&a).await;
+    assert_eq!(a.stats().await.unwrap().outbox, 0);
+    let served = relay_events(&relay.url()).await;
+    assert_eq!(served.len(), 400, "every memory exactly once (pending after the kill: {pending_after_kill})");
+    let dir_b = tempfile::tempdir().unwrap();
+    let (b, _) = device(dir_b.path(), &[&relay]).await;
+    sync_ok(&b).await;
+    assert_eq!(b.recall_all().await.unwrap().len(), 400);
+}
+
+#[tokio::test]
+async fn two_relays_one_down_during_writes_are_healed() {
+    let r1 = TestRelay::start();
+    let mut r2 = TestRelay::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = device(dir.path(), &[&r1, &r2]).await;
+    r2.kill();
+    for i in 0..20 {
+        a.remember(&format!("k{i}"), "v").await.unwrap();
+    }
+    let reports = a.sync(&opts()).await.unwrap();
+    let (ok, down): (Vec<_>, Vec<_>) = reports.iter().partition(|r| r.url == r1.url());
+    assert!(ok[0].error.is_none() && ok[0].pushed == 20, "{ok:?}");
+    assert!(down[0].error.is_some() && down[0].pending == 20, "{down:?}");
+    assert_eq!(a.stats().await.unwrap().outbox, 20, "not on every relay yet");
+    let info = a.relays().await.unwrap();
+    assert!(info.iter().any(|r| r.last_error.is_some()));
+    r2.restart();
+    sync_ok(&a).await;
+    assert_eq!(a.stats().await.unwrap().outbox, 0);
+    // A device that only knows the healed relay has everything.
+    let dir_b = tempfile::tempdir().unwrap();
+    let (b, _) = device(dir_b.path(), &[&r2]).await;
+    sync_ok(&b).await;
+    assert_eq!(b.recall_all().await.unwrap().len(), 20);
+}
+
+#[tokio::test]
+async fn live_mode_shows_changes_within_seconds_and_survives_a_relay_restart() {
+    let mut relay = TestRelay::start();
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, _) = device(da.path(), &[&relay]).await;
+    let (b, _) = device(db.path(), &[&relay]).await;
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let watcher = {
+        let a = a.clone();
+        tokio::spawn(async move {
+            a.watch(opts(), async {
+                let _ = stop_rx.await;
+            })
+            .await
+        })
+    };
+    let wait_for = |store: MemoryStore, key: &'static str| async move {
+        for _ in 0..100 {
+            if store.recall(key).await.unwrap().is_some() {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        false
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    b.remember("first", "hello").await.unwrap();
+    sync_ok(&b).await;
+    assert!(wait_for(a.clone(), "first").await, "live update within 10 s");
+    // Local writes on the watching device go out without a sync call.
+    a.remember("from-watcher", "pushed live").await.unwrap();
+    let mut seen = false;
+    for _ in 0..50 {
+        sync_ok(&b).await;
+        if b.recall("from-watcher").await.unwrap().is_some() {
+            seen = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(seen, "the watcher pushed its own write");
+    relay.restart();
+    b.remember("after-restart", "still live").await.unwrap();
+    sync_ok(&b).await;
+    assert!(wait_for(a.clone(), "after-restart").await, "reconnected after the relay restart");
+    stop_tx.send(()).unwrap();
+    watcher.await.unwrap().unwrap();
+}
