@@ -1433,3 +1433,443 @@ fn restore_keeps_the_forget_tombstone_whatever_the_order() {
         assert_eq!(c.run(&["recall", "k"]).code, Some(1));
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Relays, sync and status (against a real nostr-rs-relay 0.8.12)
+// ---------------------------------------------------------------------------------------
+
+mod support;
+
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use support::relay::TestRelay;
+
+/// A loopback address nothing listens on: `relay add` never connects.
+const IDLE_RELAY: &str = "ws://127.0.0.1:9";
+
+impl Store {
+    /// The configured relays, from `relay list --json`.
+    fn relays(&self) -> Vec<Value> {
+        self.json(&["relay", "list"]).as_array().expect("relay list --json is an array").clone()
+    }
+
+    fn relay_urls(&self) -> Vec<String> {
+        self.relays().iter().map(|r| r["url"].as_str().expect("url is a string").to_string()).collect()
+    }
+
+    /// `sync --json` plus `extra`, insisting on exit 0 and an error-free report per relay.
+    fn sync(&self, extra: &[&str]) -> Vec<Value> {
+        let mut args = vec!["sync"];
+        args.extend_from_slice(extra);
+        let reports = self.json(&args).as_array().expect("sync --json is an array of reports").clone();
+        for r in &reports {
+            assert_eq!(r["error"], Value::Null, "{r}");
+        }
+        reports
+    }
+}
+
+/// The one report of a pass with a single relay.
+fn only(reports: Vec<Value>) -> Value {
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    reports.into_iter().next().unwrap()
+}
+
+/// Two devices of one key (two stores, the same `MEMSTR_NSEC`), both syncing with `relay`.
+fn two_devices(relay: &TestRelay) -> (Store, Store) {
+    let (a, b) = (Store::new(), Store::new());
+    a.ok(&["relay", "add", &relay.url()]);
+    b.ok(&["relay", "add", &relay.url()]);
+    (a, b)
+}
+
+/// A `memstr sync --watch` child, killed when dropped (also when the test panics).
+struct Watcher(Child);
+
+impl Watcher {
+    fn start(st: &Store) -> Self {
+        Watcher(st.cmd(&["sync", "--watch"]).spawn().expect("memstr sync --watch starts"))
+    }
+
+    fn assert_running(&mut self) {
+        assert!(self.0.try_wait().expect("watcher status").is_none(), "sync --watch exited early");
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Polls `check` every 100 ms for up to `secs` seconds.
+fn eventually(secs: u64, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    loop {
+        if check() {
+            return true;
+        }
+        if Instant::now() > deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn relay_add_accepts_loopback_ws() {
+    let st = Store::new();
+    for url in ["ws://127.0.0.1:7777", "ws://localhost:7777/path", "ws://[::1]:7777"] {
+        assert_eq!(st.ok(&["relay", "add", url]), format!("added {url}\n"));
+    }
+    assert_eq!(st.relay_urls(), ["ws://127.0.0.1:7777", "ws://[::1]:7777", "ws://localhost:7777/path"]);
+}
+
+#[test]
+fn relay_add_refuses_unencrypted_remote_ws_exit_2_naming_wss() {
+    let st = Store::new();
+    for url in ["ws://relay.example.com", "ws://10.0.0.1:7777"] {
+        let r = st.run(&["relay", "add", url]).code(2);
+        assert!(r.stderr.contains("wss://"), "{url}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{r:?}");
+    }
+    assert!(st.relays().is_empty(), "nothing added");
+}
+
+#[test]
+fn relay_add_insecure_admits_remote_ws() {
+    let st = Store::new();
+    assert_eq!(st.ok(&["relay", "add", "ws://relay.example.com", "--insecure"]), "added ws://relay.example.com\n");
+    assert_eq!(st.relay_urls(), ["ws://relay.example.com"]);
+}
+
+#[test]
+fn relay_add_accepts_wss_normalised() {
+    let st = Store::new();
+    assert_eq!(st.ok(&["relay", "add", "wss://relay.example.com"]), "added wss://relay.example.com\n");
+    assert_eq!(st.ok(&["relay", "add", "WSS://Nos.Example.org:443/inbox/"]), "added wss://nos.example.org:443/inbox\n");
+    assert_eq!(st.relay_urls(), ["wss://nos.example.org:443/inbox", "wss://relay.example.com"]);
+}
+
+#[test]
+fn relay_add_refuses_garbage_exit_2_even_with_insecure() {
+    let st = Store::new();
+    for bad in ["https://x", "relay", "relay.example.com", "wss://", "wss://user@host", "wss://h:99999", ""] {
+        for insecure in [false, true] {
+            let mut args = vec!["relay", "add", bad];
+            if insecure {
+                args.push("--insecure");
+            }
+            let r = st.run(&args).code(2);
+            assert!(r.stderr.contains("not a websocket URL"), "{args:?}: {}", r.stderr);
+        }
+    }
+    assert!(st.relays().is_empty(), "nothing added");
+}
+
+#[test]
+fn relay_add_twice_is_idempotent() {
+    let st = Store::new();
+    st.ok(&["relay", "add", "wss://relay.example.com"]);
+    st.ok(&["relay", "add", "wss://relay.example.com"]);
+    st.ok(&["relay", "add", "wss://Relay.Example.COM/"]);
+    assert_eq!(st.relay_urls(), ["wss://relay.example.com"]);
+    assert_eq!(lines(&st.ok(&["relay", "list"])).len(), 1);
+}
+
+#[test]
+fn relay_list_empty_says_no_relays() {
+    let st = Store::new();
+    assert_eq!(st.ok(&["relay", "list"]), "no relays\n");
+    assert_eq!(st.json(&["relay", "list"]), serde_json::json!([]));
+}
+
+#[test]
+fn relay_list_json_has_url_pending_last_sync_last_error_negentropy_checkpoint() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    st.ok(&["journal", "j"]);
+    st.ok(&["relay", "add", IDLE_RELAY]);
+    let relays = st.relays();
+    assert_eq!(relays.len(), 1);
+    let r = &relays[0];
+    assert_eq!(r["url"], IDLE_RELAY);
+    assert_eq!(r["pending"], 2, "both events wait for the new relay: {r}");
+    assert_eq!(r["last_sync"], Value::Null);
+    assert_eq!(r["last_error"], Value::Null);
+    assert_eq!(r["negentropy"], Value::Null, "not probed yet");
+    assert_eq!(r["checkpoint"], 0);
+}
+
+#[test]
+fn relay_list_text_shows_url_pending_and_never_synced() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    st.ok(&["relay", "add", IDLE_RELAY]);
+    let out = st.ok(&["relay", "list"]);
+    let ls = lines(&out);
+    assert_eq!(ls.len(), 1, "{out}");
+    let fields: Vec<&str> = ls[0].split('\t').collect();
+    assert_eq!(fields, [IDLE_RELAY, "pending 1", "last sync never", "unprobed"], "{out}");
+}
+
+#[test]
+fn relay_remove_unknown_exits_1_not_found() {
+    let st = Store::new();
+    st.ok(&["relay", "add", "wss://relay.example.com"]);
+    let r = st.run(&["relay", "remove", "wss://other.example.com"]).code(1);
+    assert!(r.stderr.contains("not found"), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{r:?}");
+    assert_eq!(st.relay_urls(), ["wss://relay.example.com"], "the configured relay stays");
+}
+
+#[test]
+fn relay_remove_then_list_is_empty() {
+    let st = Store::new();
+    st.ok(&["relay", "add", "wss://relay.example.com"]);
+    // Normalised like `add`: case and a trailing slash do not matter.
+    assert!(st.ok(&["relay", "remove", "WSS://relay.example.com/"]).starts_with("removed "));
+    assert!(st.relays().is_empty());
+    assert_eq!(st.ok(&["relay", "list"]), "no relays\n");
+    st.run(&["relay", "remove", "wss://relay.example.com"]).code(1);
+}
+
+#[test]
+fn relay_remove_garbage_exits_2() {
+    let st = Store::new();
+    let r = st.run(&["relay", "remove", "https://x"]).code(2);
+    assert!(r.stderr.contains("not a websocket URL"), "{}", r.stderr);
+}
+
+#[test]
+fn sync_without_relays_exits_2_naming_relay_add() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    for extra in [&[][..], &["--full"], &["--watch"]] {
+        let mut args = vec!["sync"];
+        args.extend_from_slice(extra);
+        let r = st.run(&args).code(2);
+        assert!(r.stderr.contains("memstr relay add"), "{args:?}: {}", r.stderr);
+    }
+}
+
+#[test]
+fn sync_carries_memories_journal_and_persona_to_another_store() {
+    let relay = TestRelay::start();
+    let (a, b) = two_devices(&relay);
+    a.ok(&["remember", "from-a", "written on the laptop"]);
+    a.ok(&["journal", "laptop diary"]);
+    a.ok(&["persona", "add", "people", "facts", "alice", "likes tea", "--theme", "tea"]);
+    assert_eq!(a.json(&["stats"])["events"], 3);
+
+    // nostr-rs-relay has no NIP-77: the first pass reads everything.
+    let ra = only(a.sync(&[]));
+    assert_eq!(ra["url"], relay.url());
+    assert_eq!(ra["method"], "full");
+    assert_eq!(ra["pushed"], 3, "{ra}");
+    assert_eq!(ra["pending"], 0, "{ra}");
+    assert_eq!(ra["pulled"]["applied"], 0, "{ra}");
+    assert_eq!(ra["refused"], serde_json::json!([]));
+
+    let rb = only(b.sync(&[]));
+    assert_eq!(rb["method"], "full");
+    assert_eq!(rb["pulled"]["applied"], 3, "{rb}");
+    assert_eq!(rb["pushed"], 0, "{rb}");
+    assert_eq!(rb["pending"], 0, "{rb}");
+
+    assert_eq!(b.ok(&["recall", "from-a"]), "written on the laptop\n");
+    assert!(b.ok(&["recent"]).ends_with("  laptop diary\n"));
+    let got = b.json(&["persona", "get", "people", "facts", "alice"]);
+    assert_eq!(got["value"], "likes tea");
+    assert_eq!(got["themes"], serde_json::json!(["tea"]));
+
+    // Reading a persona memory is an access, signed and pushed like any write.
+    assert_eq!(only(b.sync(&[]))["pushed"], 1);
+    // Later passes read only what is new.
+    let again = only(a.sync(&[]));
+    assert_eq!(again["method"], "since", "{again}");
+    assert_eq!(again["pending"], 0, "{again}");
+    assert_eq!(again["pulled"]["applied"], 1, "b's access to alice: {again}");
+    let status = a.json(&["status"]);
+    assert_eq!(status["outbox"], 0, "{status}");
+    let r = &status["relays"][0];
+    assert_eq!(r["negentropy"], false, "{r}");
+    assert!(r["last_sync"].as_i64().is_some(), "{r}");
+    assert!(r["checkpoint"].as_i64().unwrap() > 0, "{r}");
+}
+
+#[test]
+fn sync_text_output_names_relay_method_and_counts() {
+    let relay = TestRelay::start();
+    let (a, b) = two_devices(&relay);
+    a.ok(&["remember", "k", "v"]);
+    let out = a.ok(&["sync"]);
+    assert_eq!(
+        out,
+        format!(
+            "{} (full): pulled 0 new, 0 known, 0 stale, 0 deleted, 0 rejected; pushed 1, refused 0, pending 0\n",
+            relay.url()
+        )
+    );
+    let out = b.ok(&["sync"]);
+    assert!(out.starts_with(&format!("{} (full): pulled 1 new,", relay.url())), "{out}");
+}
+
+#[test]
+fn sync_full_flag_reads_everything_again() {
+    let relay = TestRelay::start();
+    let (a, b) = two_devices(&relay);
+    // Written long before the checkpoint: a `since` pass (checkpoint minus the overlap)
+    // does not read it again, a full one does.
+    a.ok(&["--now", &s(T0), "remember", "old", "v"]);
+    a.ok(&["remember", "new", "v"]);
+    a.sync(&[]);
+    assert_eq!(only(b.sync(&[]))["pulled"]["applied"], 2);
+    let since = only(b.sync(&[]));
+    assert_eq!(since["method"], "since", "{since}");
+    assert_eq!(since["pulled"]["duplicate"], 1, "only the recent event is read again: {since}");
+    let full = only(b.sync(&["--full"]));
+    assert_eq!(full["method"], "full", "{full}");
+    assert_eq!(full["pulled"]["duplicate"], 2, "the whole relay is read again: {full}");
+    assert_eq!(full["pending"], 0, "{full}");
+    assert_eq!(only(b.sync(&[]))["method"], "since", "--full is not remembered");
+}
+
+#[test]
+fn sync_with_relay_down_exits_3_and_status_keeps_the_error_until_it_is_back() {
+    let mut relay = TestRelay::start();
+    let st = Store::new();
+    st.ok(&["relay", "add", &relay.url()]);
+    st.ok(&["remember", "k1", "v1"]);
+    st.sync(&[]);
+
+    relay.kill();
+    st.ok(&["remember", "k2", "v2"]);
+    let mut c = st.cmd(&["sync"]);
+    c.arg("--json");
+    let r = run(c).code(3);
+    let report = only(serde_json::from_str::<Value>(&r.stdout).unwrap().as_array().unwrap().clone());
+    let error = report["error"].as_str().unwrap_or_else(|| panic!("no error: {report}"));
+    assert!(error.contains("cannot connect"), "{error}");
+    assert_eq!(report["pending"], 1, "{report}");
+    // The text form exits 3 too and shows the error.
+    let r = st.run(&["sync"]).code(3);
+    assert!(r.stdout.contains("  error: "), "{r:?}");
+
+    let status = st.json(&["status"]);
+    assert_eq!(status["outbox"], 1, "{status}");
+    let last_error = status["relays"][0]["last_error"].as_str().unwrap_or_else(|| panic!("{status}"));
+    assert!(last_error.contains("cannot connect"), "{last_error}");
+    let text = st.ok(&["status"]);
+    assert!(text.starts_with("outbox 1 of 2 events"), "{text}");
+    assert!(text.contains(&format!("\terror: {last_error}")), "{text}");
+
+    relay.restart();
+    let back = only(st.sync(&[]));
+    assert_eq!(back["pushed"], 1, "{back}");
+    assert_eq!(back["pending"], 0, "{back}");
+    let status = st.json(&["status"]);
+    assert_eq!(status["outbox"], 0, "{status}");
+    assert_eq!(status["relays"][0]["last_error"], Value::Null, "{status}");
+    assert_eq!(status["relays"][0]["pending"], 0, "{status}");
+}
+
+#[test]
+fn status_json_has_outbox_events_unsigned_accesses_rejected_relays() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    st.ok(&["journal", "j"]);
+    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").ok();
+    let status = st.json(&["status"]);
+    let mut keys: Vec<&str> = status.as_object().unwrap().keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(keys, ["events", "outbox", "rejected", "relays", "unsigned_accesses"]);
+    assert_eq!(status["events"], 2);
+    assert_eq!(status["outbox"], 2, "no relay has anything yet");
+    assert_eq!(status["unsigned_accesses"], 0);
+    assert_eq!(status["rejected"], serde_json::json!({"malformed_event": 1}));
+    assert_eq!(status["relays"], serde_json::json!([]));
+
+    st.ok(&["relay", "add", IDLE_RELAY]);
+    let status = st.json(&["status"]);
+    assert_eq!(status["relays"].as_array().unwrap().len(), 1);
+    assert_eq!(status["relays"][0]["url"], IDLE_RELAY);
+    assert_eq!(status["relays"][0]["pending"], 2);
+}
+
+#[test]
+fn status_text_shows_outbox_relays_and_rejected() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    assert_eq!(
+        st.ok(&["status"]),
+        "outbox 1 of 1 events not yet on every relay; 0 unsigned accesses\nno relays\nrejected events: none\n"
+    );
+    st.ok(&["relay", "add", IDLE_RELAY]);
+    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").ok();
+    let out = st.ok(&["status"]);
+    let ls = lines(&out);
+    assert_eq!(ls[0], "outbox 1 of 1 events not yet on every relay; 0 unsigned accesses");
+    assert!(ls[1].starts_with(&format!("{IDLE_RELAY}\tpending 1\t")), "{out}");
+    assert_eq!(ls[2], "rejected malformed_event: 1", "{out}");
+    assert_eq!(ls.len(), 3, "{out}");
+}
+
+#[test]
+fn sync_watch_pulls_another_stores_write_live() {
+    let relay = TestRelay::start();
+    let (a, b) = two_devices(&relay);
+    let mut watcher = Watcher::start(&a);
+    // Wait for the watcher's catch-up pass, so what follows can only arrive live.
+    assert!(
+        eventually(10, || a.relays()[0]["last_sync"].is_i64()),
+        "sync --watch never completed its first pass: {:?}",
+        a.relays()
+    );
+    b.ok(&["remember", "live-key", "from b"]);
+    b.sync(&[]);
+    assert!(
+        eventually(10, || a.run(&["recall", "live-key"]).code == Some(0)),
+        "sync --watch did not pull b's write within 10 s"
+    );
+    assert_eq!(a.ok(&["recall", "live-key"]), "from b\n");
+    watcher.assert_running();
+}
+
+#[test]
+fn sync_watch_pushes_writes_of_other_invocations_promptly() {
+    let relay = TestRelay::start();
+    let (a, b) = two_devices(&relay);
+    let mut watcher = Watcher::start(&a);
+    assert!(eventually(10, || a.relays()[0]["last_sync"].is_i64()), "no first pass: {:?}", a.relays());
+    // Another `memstr` process writes to the watched store: the watcher should push it.
+    a.ok(&["remember", "pushed-live", "from a"]);
+    assert!(
+        eventually(10, || {
+            b.sync(&[]);
+            b.run(&["recall", "pushed-live"]).code == Some(0)
+        }),
+        "sync --watch did not push a write made by another invocation within 10 s (outbox {})",
+        a.json(&["status"])["outbox"]
+    );
+    watcher.assert_running();
+}
+
+#[test]
+fn forget_then_sync_forgets_on_the_other_store() {
+    let relay = TestRelay::start();
+    let (a, b) = two_devices(&relay);
+    a.ok(&["remember", "k", "v"]);
+    a.ok(&["remember", "kept", "stays"]);
+    a.sync(&[]);
+    b.sync(&[]);
+    assert_eq!(b.ok(&["recall", "k"]), "v\n");
+
+    a.ok(&["forget", "k"]);
+    assert_eq!(only(a.sync(&[]))["pending"], 0);
+    b.sync(&[]);
+    b.run(&["recall", "k"]).code(1);
+    assert_eq!(b.ok(&["recall", "--all"]), "kept\tstays\n");
+}

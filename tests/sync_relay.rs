@@ -231,3 +231,66 @@ async fn live_mode_shows_changes_within_seconds_and_survives_a_relay_restart() {
     stop_tx.send(()).unwrap();
     watcher.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn concurrent_persona_edits_merge_without_loss_and_converge() {
+    let relay = TestRelay::start();
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, ca) = device(da.path(), &[&relay]).await;
+    let (b, cb) = device(db.path(), &[&relay]).await;
+    let q = || PersonaQuery::exact("people", "facts", "alice");
+    a.persona_remember(PersonaInput::new("people", "facts", "alice", "likes tea").themes(["tea", "mornings"]))
+        .await
+        .unwrap();
+    a.persona_remember(PersonaInput::new("people", "facts", "bob", "knows alice")).await.unwrap();
+    a.persona_remember(PersonaInput::new("people", "facts", "carol", "knows alice")).await.unwrap();
+    sync_ok(&a).await;
+    sync_ok(&b).await;
+
+    // Offline on both: A connects, adds a theme and reads three times; B changes the
+    // value later, drops a theme, connects elsewhere and reads twice.
+    ca.set(T0 + 100.0);
+    a.persona_connect("alice", "bob").await.unwrap();
+    a.persona_remember(PersonaInput::new("people", "facts", "alice", "likes tea").themes(["tea", "mornings", "green"]))
+        .await
+        .unwrap();
+    for _ in 0..3 {
+        a.persona_recall(q()).await.unwrap();
+    }
+    a.flush_accesses().await.unwrap();
+    cb.set(T0 + 200.0);
+    b.persona_remember(PersonaInput::new("people", "facts", "alice", "switched to coffee").themes(["mornings"]))
+        .await
+        .unwrap();
+    b.persona_connect("alice", "carol").await.unwrap();
+    for _ in 0..2 {
+        b.persona_recall(q()).await.unwrap();
+    }
+    b.flush_accesses().await.unwrap();
+
+    for _ in 0..2 {
+        sync_ok(&a).await;
+        sync_ok(&b).await;
+    }
+    let ma = a.persona_peek(q()).await.unwrap().pop().unwrap();
+    let mb = b.persona_peek(q()).await.unwrap().pop().unwrap();
+    assert_eq!(ma, mb, "both devices hold the same merged memory");
+    assert_eq!(ma.value, "switched to coffee", "the later value edit wins");
+    let mut themes = ma.themes.clone();
+    themes.sort();
+    assert_eq!(themes, ["green", "mornings"], "A's added theme kept, B's removal of tea kept");
+    let mut conns = ma.connections.clone();
+    conns.sort();
+    assert_eq!(conns, ["bob", "carol"], "both connections kept");
+    assert_eq!(ma.access_count, 5, "3 reads on A plus 2 on B");
+    assert_eq!(ma.last_accessed, T0 + 200.0);
+    // Settled: another round changes nothing and the relay holds one version.
+    let again = a.sync(&opts()).await.unwrap();
+    assert_eq!((again[0].pulled.applied, again[0].pulled.merged, again[0].pushed), (0, 0, 0), "{again:?}");
+    let served = relay_events(&relay.url()).await;
+    let alice_versions = served
+        .iter()
+        .filter(|e| e["tags"].as_array().unwrap().iter().any(|t| t[1] == "sense-memory/persona/people/facts/alice"))
+        .count();
+    assert_eq!(alice_versions, 1);
+}

@@ -86,6 +86,11 @@ impl Payload {
             }
             Payload::Tombstone(t) => json!({"type": TYPE_TOMBSTONE, "path": t.path, "deleted_at": t.deleted_at}),
         };
+        if let (Payload::Persona(p), Some(obj)) = (self, v.as_object_mut()) {
+            if !p.sync.is_empty() {
+                obj.insert("memstr".into(), serde_json::to_value(&p.sync).expect("bookkeeping serialises"));
+            }
+        }
         if let (Some(path), Some(obj)) = (blinded_path, v.as_object_mut()) {
             obj.insert("path".into(), path.into());
         }
@@ -206,6 +211,10 @@ fn decode_persona(obj: &Map<String, Value>, event_time: f64) -> Result<PersonaMe
         confidence: opt_f64(obj, "confidence")?.unwrap_or(1.0),
         state,
         created_at,
+        sync: match obj.get("memstr") {
+            None | Some(Value::Null) => Default::default(),
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| RejectReason::MalformedPayload)?,
+        },
     };
     p.validate().map_err(|_| RejectReason::InvalidPayload)?;
     if !p.relevance.is_finite() || p.relevance < 0.0 {

@@ -5,13 +5,15 @@
 
 mod introspection;
 mod memory;
+pub mod merge;
 mod persona;
 mod validate;
 
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
 pub use persona::{
-    MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS, THRESHOLD_DISSOLVED, THRESHOLD_FADING, THRESHOLD_FORGOTTEN,
+    MemoryState, PersonaMemory, Removed, SyncMeta, DEFAULT_HALFLIFE_DAYS, THRESHOLD_DISSOLVED, THRESHOLD_FADING,
+    THRESHOLD_FORGOTTEN,
 };
 pub use validate::{
     validate_confidence, validate_halflife, validate_journal_content, validate_key, validate_taxonomy,

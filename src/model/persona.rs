@@ -1,5 +1,6 @@
 //! Version-2 persona memories: domain / facet / key, with a lifecycle that decays.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
@@ -105,6 +106,41 @@ pub struct PersonaMemory {
     /// The state as last stored (the live state is [`PersonaMemory::compute_state`]).
     pub state: MemoryState,
     pub created_at: f64,
+    /// memstr's merge bookkeeping (travels encrypted as `"memstr"`; the published client
+    /// ignores it). Empty for memories written elsewhere.
+    #[serde(default, skip_serializing_if = "SyncMeta::is_empty")]
+    pub sync: SyncMeta,
+}
+
+/// What lets two devices' concurrent edits of one memory merge without loss.
+/// See docs/sync.md.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SyncMeta {
+    /// Version vector: edits signed per device.
+    pub vv: BTreeMap<String, u64>,
+    /// Accesses recorded per device (a grow-only counter).
+    pub acc: BTreeMap<String, u64>,
+    /// When the value and other single-valued fields were last set by a user (not a merge).
+    pub written: f64,
+    /// Items removed from the sets, so a merge does not bring them back.
+    pub removed: Removed,
+}
+
+/// Removed set members, per set.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Removed {
+    pub themes: Vec<String>,
+    pub connections: Vec<String>,
+    pub contradicts: Vec<String>,
+}
+
+impl SyncMeta {
+    /// No bookkeeping (a memory from the published client, or never edited by memstr).
+    pub fn is_empty(&self) -> bool {
+        self.vv.is_empty() && self.acc.is_empty() && self.written == 0.0 && self.removed == Removed::default()
+    }
 }
 
 impl PersonaMemory {
@@ -134,6 +170,7 @@ impl PersonaMemory {
             confidence: 1.0,
             state: MemoryState::Active,
             created_at: now,
+            sync: SyncMeta::default(),
         }
     }
 

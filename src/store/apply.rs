@@ -8,6 +8,7 @@ use rusqlite::{params, OptionalExtension, Transaction};
 
 use crate::codec::{Codec, Decoded, Path, Payload, KIND_DELETION};
 use crate::error::{RejectReason, Result};
+use crate::model::merge::{self, Causality};
 use crate::model::PersonaMemory;
 
 /// What applying an event did.
@@ -20,6 +21,8 @@ pub enum Outcome {
     Duplicate,
     /// The store holds a newer version of the same record.
     Stale,
+    /// A concurrent edit: merged with the local version into a new signed version.
+    Merged,
     /// A deletion request covers it.
     Deleted,
     /// It failed a check, and was counted.
@@ -66,7 +69,7 @@ pub(crate) fn ingest(tx: &Transaction, codec: &Codec, event: &Event) -> Result<O
             count_rejection(tx, reason, Some(&event.id.to_hex()))?;
             Ok(Outcome::Rejected(reason))
         }
-        Ok(decoded) => apply(tx, event, &decoded),
+        Ok(decoded) => apply(tx, codec, event, &decoded),
     }
 }
 
@@ -81,7 +84,7 @@ pub(crate) fn count_rejection(tx: &Transaction, reason: RejectReason, event_id: 
 }
 
 /// Applies an event already known to be valid (`decoded` is its decoding).
-pub(crate) fn apply(tx: &Transaction, event: &Event, decoded: &Decoded) -> Result<Outcome> {
+pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &Decoded) -> Result<Outcome> {
     let id = event.id.to_hex();
     let exists: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)", [&id], |r| r.get(0))?;
     if exists {
@@ -129,24 +132,53 @@ pub(crate) fn apply(tx: &Transaction, event: &Event, decoded: &Decoded) -> Resul
             }
             let path_s = path.to_d();
             let cur = current(tx, &path_s)?;
+            let mine: Option<PersonaMemory> = cur
+                .as_ref()
+                .filter(|c| !c.deleted)
+                .and_then(|c| c.payload.as_deref())
+                .and_then(|j| serde_json::from_str(j).ok());
+            let mut payload = payload.clone();
+            if let (Some(c), Some(mine), Payload::Persona(incoming)) = (&cur, &mine, &payload) {
+                // Both versions carry memstr's bookkeeping: history decides, not clocks.
+                if !mine.sync.vv.is_empty() && !incoming.sync.vv.is_empty() {
+                    match merge::causality(&incoming.sync.vv, &mine.sync.vv) {
+                        Causality::Before => return Ok(Outcome::Stale),
+                        Causality::Same if incoming == mine => {}
+                        Causality::After => {}
+                        Causality::Same | Causality::Concurrent => {
+                            let merged = merge::merge(incoming, mine);
+                            let at = (created_at.max(c.created_at) + 1) as u64;
+                            let merged_event = codec.record_event(path, &Payload::Persona(merged.clone()), at)?;
+                            let merged_id = merged_event.id.to_hex();
+                            insert_event(
+                                tx,
+                                &merged_id,
+                                merged_event.kind.as_u16() as i64,
+                                at as i64,
+                                &merged_event.as_json(),
+                            )?;
+                            tx.execute("DELETE FROM events WHERE id = ?1", [&c.event_id])?;
+                            upsert_record(tx, path, d_tag, &merged_id, at as i64, &Payload::Persona(merged), false)?;
+                            tx.execute(
+                                "INSERT OR IGNORE INTO outbox (event_id, queued_at) VALUES (?1, unixepoch())",
+                                [&merged_id],
+                            )?;
+                            return Ok(Outcome::Merged);
+                        }
+                    }
+                }
+            }
             if let Some(c) = &cur {
                 let newer = created_at > c.created_at || (created_at == c.created_at && id < c.event_id);
                 if !newer {
                     return Ok(Outcome::Stale);
                 }
             }
-            let mut payload = payload.clone();
             let mut dirty = false;
-            if let (Some(c), Payload::Persona(incoming)) = (&cur, &mut payload) {
+            if let (Some(c), Some(mine), Payload::Persona(incoming)) = (&cur, &mine, &mut payload) {
                 // Local reads not yet signed must survive a newer version from elsewhere.
-                if let Some(Ok(mine)) =
-                    c.dirty.then(|| c.payload.as_deref().map(serde_json::from_str::<PersonaMemory>)).flatten()
-                {
-                    if mine.access_count > incoming.access_count || mine.last_accessed > incoming.last_accessed {
-                        incoming.access_count = incoming.access_count.max(mine.access_count);
-                        incoming.last_accessed = incoming.last_accessed.max(mine.last_accessed);
-                        dirty = true;
-                    }
+                if c.dirty {
+                    dirty = merge::absorb_accesses(incoming, mine);
                 }
             }
             insert_event(tx, &id, event.kind.as_u16() as i64, created_at, &event.as_json())?;

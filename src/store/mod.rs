@@ -106,6 +106,8 @@ pub(crate) struct Inner {
     path: PathBuf,
     codec: Codec,
     clock: Arc<dyn Clock>,
+    /// This store's name in version vectors and access counters (random, per store file).
+    pub(crate) device: String,
     /// Set inside a transaction that changed events; announced after it commits.
     events_changed: std::sync::atomic::AtomicBool,
     /// Counts commits that changed events (live sync pushes on each).
@@ -187,6 +189,17 @@ impl MemoryStore {
                     .map_err(Error::db(&path))?;
             }
         }
+        let device = match meta("device_id").map_err(Error::db(&path))? {
+            Some(d) => d,
+            None => {
+                let mut bytes = [0u8; 8];
+                nostr::secp256k1::rand::RngCore::fill_bytes(&mut nostr::secp256k1::rand::rngs::OsRng, &mut bytes);
+                let d = hex::encode(bytes);
+                tx.execute("INSERT INTO meta (name, value) VALUES ('device_id', ?1)", [&d])
+                    .map_err(Error::db(&path))?;
+                d
+            }
+        };
         let saved = meta("d_tag_mode").map_err(Error::db(&path))?.and_then(|m| m.parse().ok());
         let mode = options.d_tag_mode.or(saved).unwrap_or_default();
         tx.execute(
@@ -202,6 +215,7 @@ impl MemoryStore {
                 path,
                 codec,
                 clock: options.clock,
+                device,
                 events_changed: std::sync::atomic::AtomicBool::new(false),
                 changes: tokio::sync::watch::channel(0).0,
             }),
@@ -226,6 +240,11 @@ impl MemoryStore {
     /// "Now", per the store's clock.
     pub fn now(&self) -> f64 {
         self.inner.clock.now()
+    }
+
+    /// SQLite's `data_version`: changes when another connection (another process) commits.
+    pub(crate) async fn data_version(&self) -> Result<i64> {
+        self.read(|conn, _| Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)).await
     }
 
     /// A receiver that sees a new value after every commit that changed events.
@@ -295,7 +314,7 @@ pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload
     let created_at = (at.floor() as i64).max(floor).max(0) as u64;
     let event = codec.record_event(path, &payload, created_at)?;
     let decoded = Decoded::Record { path: path.clone(), d_tag: d.clone(), payload };
-    let outcome = apply::apply(tx, &event, &decoded)?;
+    let outcome = apply::apply(tx, codec, &event, &decoded)?;
     if outcome != Outcome::Applied {
         return Err(Error::Task(format!("own write to {path} was not applied: {outcome:?}")));
     }
@@ -305,7 +324,7 @@ pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload
         // The d-tag mode changed: retire the version at the old tag.
         let del = codec.deletion_event(&[c.event_id], &[c.d_tag], created_at)?;
         let decoded = codec.decode(&del).map_err(|reason| Error::Rejected { event_id: del.id.to_hex(), reason })?;
-        apply::apply(tx, &del, &decoded)?;
+        apply::apply(tx, codec, &del, &decoded)?;
         enqueue(tx, &del)?;
     }
     Ok(event)

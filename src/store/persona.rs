@@ -9,7 +9,7 @@ use super::{write_record, Inner, MemoryStore};
 use crate::codec::{Path, Payload};
 use crate::error::{Error, Result, Rule, ValidationError};
 use crate::model::{
-    validate_confidence, validate_halflife, validate_key, validate_taxonomy, validate_timestamp, validate_value,
+    merge, validate_confidence, validate_halflife, validate_key, validate_taxonomy, validate_timestamp, validate_value,
     MemoryState, PersonaMemory,
 };
 use crate::search::{self, PersonaHit};
@@ -163,7 +163,9 @@ fn resolve(conn: &Connection, reference: &str) -> Result<PersonaMemory> {
     }
 }
 
-fn save(tx: &Transaction, inner: &Inner, m: PersonaMemory) -> Result<String> {
+/// Signs a user edit of a persona memory (`before` is the stored version, if any).
+fn save(tx: &Transaction, inner: &Inner, before: Option<&PersonaMemory>, mut m: PersonaMemory) -> Result<String> {
+    merge::stamp(before, &mut m, &inner.device, inner.clock.now(), true);
     let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
     Ok(write_record(tx, inner, &path, Payload::Persona(m))?.id.to_hex())
 }
@@ -176,9 +178,9 @@ fn push_unique(list: &mut Vec<String>, item: &str) {
 
 /// Counts an access, locally: the signed update waits for [`MemoryStore::flush_accesses`],
 /// so reading never floods relays.
-fn touch(tx: &Transaction, rid: i64, m: &PersonaMemory, now: f64) -> Result<()> {
+fn touch(tx: &Transaction, inner: &Inner, rid: i64, m: &PersonaMemory, now: f64) -> Result<()> {
     let mut m = m.clone();
-    m.access_count += 1;
+    merge::count_access(&mut m, &inner.device);
     m.last_accessed = m.last_accessed.max(now);
     m.state = m.compute_state(now);
     tx.execute("UPDATE records SET payload = ?1, dirty = 1 WHERE rid = ?2", params![serde_json::to_string(&m)?, rid])?;
@@ -193,9 +195,10 @@ impl MemoryStore {
         input.validate()?;
         self.write(move |tx, inner| {
             let at = input.at.unwrap_or_else(|| inner.clock.now());
-            let existing = query(tx, &PersonaQuery::exact(&input.domain, &input.facet, &input.key))?.pop();
-            let mut m = match existing {
-                Some((_, old)) => old,
+            let existing =
+                query(tx, &PersonaQuery::exact(&input.domain, &input.facet, &input.key))?.pop().map(|(_, m)| m);
+            let mut m = match &existing {
+                Some(old) => old.clone(),
                 None => PersonaMemory::new(&input.domain, &input.facet, &input.key, "", at),
             };
             m.value = input.value;
@@ -217,7 +220,7 @@ impl MemoryStore {
             m.last_reinforced = m.last_reinforced.max(at);
             m.last_accessed = m.last_accessed.max(at);
             m.state = m.compute_state(at);
-            save(tx, inner, m)
+            save(tx, inner, existing.as_ref(), m)
         })
         .await
     }
@@ -229,7 +232,7 @@ impl MemoryStore {
             let now = inner.clock.now();
             let found = self::query(tx, &query)?;
             for (rid, m) in &found {
-                touch(tx, *rid, m, now)?;
+                touch(tx, inner, *rid, m, now)?;
             }
             Ok(found.into_iter().map(|(_, m)| m).collect())
         })
@@ -270,8 +273,8 @@ impl MemoryStore {
         let (a, b) = (a.to_string(), b.to_string());
         self.write(move |tx, inner| {
             let now = inner.clock.now();
-            let mut ma = resolve(tx, &a)?;
-            let mut mb = resolve(tx, &b)?;
+            let (a0, b0) = (resolve(tx, &a)?, resolve(tx, &b)?);
+            let (mut ma, mut mb) = (a0.clone(), b0.clone());
             if ma.address() == mb.address() {
                 return Err(ValidationError { field: "connection", rule: Rule::SelfReference }.into());
             }
@@ -280,8 +283,8 @@ impl MemoryStore {
             for m in [&mut ma, &mut mb] {
                 m.last_reinforced = m.last_reinforced.max(now);
             }
-            save(tx, inner, ma)?;
-            save(tx, inner, mb)?;
+            save(tx, inner, Some(&a0), ma)?;
+            save(tx, inner, Some(&b0), mb)?;
             Ok(())
         })
         .await
@@ -293,7 +296,8 @@ impl MemoryStore {
         let (old, new) = (old.to_string(), new.to_string());
         self.write(move |tx, inner| {
             let now = inner.clock.now();
-            let mut mo = resolve(tx, &old)?;
+            let o0 = resolve(tx, &old)?;
+            let mut mo = o0.clone();
             let mn = resolve(tx, &new)?;
             if mo.address() == mn.address() {
                 return Err(ValidationError { field: "contradiction", rule: Rule::SelfReference }.into());
@@ -301,7 +305,7 @@ impl MemoryStore {
             push_unique(&mut mo.contradicts, &mn.key);
             mo.superseded_by = Some(mn.key.clone());
             mo.state = mo.compute_state(now);
-            save(tx, inner, mo)?;
+            save(tx, inner, Some(&o0), mo)?;
             Ok(())
         })
         .await

@@ -152,10 +152,10 @@ impl MemoryStore {
                             Decoded::Record { path, .. } => Some(path.to_d()),
                             Decoded::Deletion { .. } => None,
                         };
-                        (apply::apply(tx, &event, &decoded)?, path)
+                        (apply::apply(tx, &inner.codec, &event, &decoded)?, path)
                     }
                 };
-                if outcome == Outcome::Applied {
+                if matches!(outcome, Outcome::Applied | Outcome::Merged) {
                     inner.touch_events();
                 }
                 match (outcome, path) {

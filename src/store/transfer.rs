@@ -18,6 +18,8 @@ const IMPORT_BATCH: usize = 500;
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ImportReport {
     pub applied: u64,
+    /// Concurrent edits merged into a new version (signed here, queued for relays).
+    pub merged: u64,
     pub duplicate: u64,
     pub stale: u64,
     pub deleted: u64,
@@ -29,6 +31,7 @@ impl ImportReport {
     pub(crate) fn count(&mut self, outcome: Outcome) {
         match outcome {
             Outcome::Applied => self.applied += 1,
+            Outcome::Merged => self.merged += 1,
             Outcome::Duplicate => self.duplicate += 1,
             Outcome::Stale => self.stale += 1,
             Outcome::Deleted => self.deleted += 1,
@@ -79,6 +82,8 @@ impl MemoryStore {
                         let outcome = apply::ingest(tx, &inner.codec, e)?;
                         if outcome == Outcome::Applied {
                             enqueue(tx, e)?;
+                        }
+                        if matches!(outcome, Outcome::Applied | Outcome::Merged) {
                             inner.touch_events();
                         }
                         part.count(outcome);
@@ -87,6 +92,7 @@ impl MemoryStore {
                 })
                 .await?;
             report.applied += part.applied;
+            report.merged += part.merged;
             report.duplicate += part.duplicate;
             report.stale += part.stale;
             report.deleted += part.deleted;
@@ -145,7 +151,8 @@ impl MemoryStore {
                 .query_map([], |r| r.get(0))?
                 .collect::<rusqlite::Result<_>>()?;
             for json in &dirty {
-                let m: PersonaMemory = serde_json::from_str(json)?;
+                let mut m: PersonaMemory = serde_json::from_str(json)?;
+                crate::model::merge::stamp(None, &mut m, &inner.device, inner.clock.now(), false);
                 let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
                 write_record(tx, inner, &path, Payload::Persona(m))?;
             }

@@ -81,7 +81,7 @@ impl MemoryStore {
             ids.push(tomb.id.to_hex());
             let del = codec.deletion_event(&ids, &d_tags, tomb.created_at.as_secs())?;
             let decoded = Decoded::Deletion { ids, d_tags };
-            if apply::apply(tx, &del, &decoded)? != Outcome::Applied {
+            if apply::apply(tx, codec, &del, &decoded)? != Outcome::Applied {
                 return Err(Error::Task("own deletion was not applied".into()));
             }
             enqueue(tx, &del)?;

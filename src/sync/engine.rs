@@ -33,6 +33,7 @@ impl From<TransportError> for Error {
 
 fn merge(into: &mut ImportReport, part: ImportReport) {
     into.applied += part.applied;
+    into.merged += part.merged;
     into.duplicate += part.duplicate;
     into.stale += part.stale;
     into.deleted += part.deleted;

@@ -13,6 +13,8 @@ const MIN_BACKOFF: Duration = Duration::from_secs(1);
 const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// Pending events are retried this often even without a change.
 const RETRY_EVERY: Duration = Duration::from_secs(30);
+/// How often to look for commits by other processes (another `memstr` invocation).
+const FOREIGN_WRITES_EVERY: Duration = Duration::from_secs(1);
 
 impl MemoryStore {
     /// Syncs with every configured relay until `shutdown` completes: catches up, then
@@ -63,6 +65,8 @@ impl MemoryStore {
         self.pass(&conn, &info, opts, &mut report).await?;
         *caught_up = true;
         let mut retry = tokio::time::interval(RETRY_EVERY);
+        let mut foreign = tokio::time::interval(FOREIGN_WRITES_EVERY);
+        let mut version = self.data_version().await?;
         loop {
             tokio::select! {
                 msg = live.next() => match msg {
@@ -84,6 +88,13 @@ impl MemoryStore {
                         return Ok(());
                     }
                     self.push_now(&conn, opts).await?;
+                }
+                _ = foreign.tick() => {
+                    let v = self.data_version().await?;
+                    if v != version {
+                        version = v;
+                        self.push_now(&conn, opts).await?;
+                    }
                 }
             }
         }

@@ -353,14 +353,15 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Relay(cmd) => match cmd {
             RelayCommand::Add { url, insecure } => {
                 let url = store.add_relay(url, *insecure).await?;
-                out.done(&format!("added {url}"));
+                out.relay_changed("added", url.as_str());
             }
             RelayCommand::Remove { url } => {
+                let normal = memstr::sync::RelayUrl::parse(url, true).map(|u| u.to_string()).unwrap_or(url.clone());
                 if !store.remove_relay(url).await? {
-                    out.not_found(url);
+                    out.not_found(&normal);
                     return Ok(ExitCode::from(1));
                 }
-                out.done(&format!("removed {url}"));
+                out.relay_changed("removed", &normal);
             }
             RelayCommand::List => out.relays(&store.relays().await?),
         },

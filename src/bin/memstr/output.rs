@@ -21,10 +21,11 @@ fn print_json(v: &Value) {
 }
 
 /// Every stored field, with `state` and `current_relevance` as they stand at `now`
-/// (the stored state is kept as `stored_state`).
+/// (the stored state is kept as `stored_state`; memstr's merge bookkeeping is left out).
 fn persona_json(m: &PersonaMemory, now: f64) -> Value {
     let mut v = serde_json::to_value(m).expect("a memory always serialises");
     let obj = v.as_object_mut().expect("an object");
+    obj.remove("sync");
     obj.insert("stored_state".into(), obj["state"].clone());
     obj.insert("state".into(), m.compute_state(now).as_str().into());
     obj.insert("current_relevance".into(), m.current_relevance(now).into());
@@ -287,6 +288,14 @@ fn ago(ts: Option<i64>) -> String {
 }
 
 impl Out {
+    pub fn relay_changed(&self, what: &str, url: &str) {
+        if self.json {
+            print_json(&json!({"ok": true, what: url}));
+        } else {
+            println!("{what} {url}");
+        }
+    }
+
     pub fn relays(&self, relays: &[RelayInfo]) {
         if self.json {
             print_json(&json!(relays));
@@ -298,7 +307,7 @@ impl Out {
         for r in relays {
             let neg = match r.negentropy {
                 Some(true) => "NIP-77",
-                Some(false) => "since",
+                Some(false) => "no NIP-77",
                 None => "unprobed",
             };
             println!(
