@@ -294,3 +294,34 @@ async fn concurrent_persona_edits_merge_without_loss_and_converge() {
         .count();
     assert_eq!(alice_versions, 1);
 }
+
+#[tokio::test]
+async fn same_second_edits_on_two_devices_converge_despite_first_arrival_relays() {
+    // nostr-rs-relay keeps the first of two versions with equal created_at and answers the
+    // other "duplicate:"; NIP-01 (and memstr) prefer the lower id. The device holding the
+    // lower id must get its version onto the relay, or the two devices never agree.
+    for round in 0..6 {
+        let relay = TestRelay::start();
+        let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let (a, _) = device(da.path(), &[&relay]).await;
+        let (b, _) = device(db.path(), &[&relay]).await;
+        a.remember("k", &format!("a{round}")).await.unwrap();
+        b.remember("k", &format!("b{round}")).await.unwrap();
+        for _ in 0..3 {
+            sync_ok(&a).await;
+            sync_ok(&b).await;
+        }
+        let (va, vb) = (a.recall("k").await.unwrap().unwrap().value, b.recall("k").await.unwrap().unwrap().value);
+        assert_eq!(va, vb, "round {round}: devices disagree");
+        let served = relay_events(&relay.url()).await;
+        let on_relay: Vec<&serde_json::Value> = served.iter().filter(|e| e["kind"] == 30078).collect();
+        assert_eq!(on_relay.len(), 1);
+        let keys = memstr::nostr::Keys::parse(TEST_SECRET).unwrap();
+        let plain = memstr::codec::Cipher::new(keys.secret_key(), &keys.public_key())
+            .unwrap()
+            .decrypt(on_relay[0]["content"].as_str().unwrap())
+            .unwrap();
+        let served_value: serde_json::Value = serde_json::from_str(&plain).unwrap();
+        assert_eq!(served_value["value"].as_str(), Some(va.as_str()), "round {round}: the relay serves the winner");
+    }
+}

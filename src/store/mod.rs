@@ -330,6 +330,28 @@ pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload
     Ok(event)
 }
 
+/// Signs the current content of `path` again as a newer version. For a relay that kept
+/// another version with the same `created_at` (first arrival wins there, lowest id here):
+/// only a newer version gets the winner onto it.
+pub(crate) fn republish(tx: &Transaction, inner: &Inner, path_s: &str) -> Result<()> {
+    let row: Option<(String, Option<String>)> = tx
+        .query_row("SELECT kind, payload FROM records WHERE path = ?1 AND deleted = 0", [path_s], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    let (Some((kind, Some(json))), Ok(path)) = (row, Path::parse(path_s)) else { return Ok(()) };
+    let payload = match kind.as_str() {
+        "kv" => Payload::Kv(serde_json::from_str(&json)?),
+        "journal" => Payload::Journal(serde_json::from_str(&json)?),
+        "persona" => Payload::Persona(serde_json::from_str(&json)?),
+        "embed" => Payload::Embed(serde_json::from_str(&json)?),
+        "introspection" => Payload::Introspection(serde_json::from_str(&json)?),
+        _ => return Ok(()),
+    };
+    write_record(tx, inner, &path, payload)?;
+    Ok(())
+}
+
 /// Queues an event for relays.
 pub(crate) fn enqueue(tx: &Transaction, event: &Event) -> rusqlite::Result<()> {
     tx.execute(

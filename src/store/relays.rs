@@ -171,6 +171,17 @@ impl MemoryStore {
                             "DELETE FROM acks WHERE relay = ?1 AND event_id = (SELECT event_id FROM records WHERE path = ?2)",
                             params![relay, path],
                         )?;
+                        // Same second, our version wins by id, yet the relay serves its
+                        // own: it keeps first arrivals and will never take ours at that
+                        // second. Sign the winner one second newer.
+                        let tie: bool = tx.query_row(
+                            "SELECT EXISTS(SELECT 1 FROM records WHERE path = ?1 AND deleted = 0 AND created_at = ?2)",
+                            params![path, event.created_at.as_secs() as i64],
+                            |r| r.get(0),
+                        )?;
+                        if tie {
+                            super::republish(tx, inner, &path)?;
+                        }
                     }
                     _ => {}
                 }
