@@ -1,21 +1,37 @@
-//! memstr in one run: an agent remembers, searches and forgets on one device, and a
-//! second device with the same key gets everything back.
+//! memstr in one run: an agent remembers, searches and forgets on its laptop; its server,
+//! holding the same key, gets everything back through a real relay.
 //!
-//! Run with `cargo run --example demo`. It uses a throwaway key and temporary stores.
-//! Until relay sync lands, the events travel as the portable JSON Lines backup
-//! (`memstr export --events` / `import --events`): the same signed events a relay carries.
+//! `cargo run --example demo`. Throwaway key and stores; the relay is nostr-rs-relay
+//! 0.8.12 on a free loopback port with a temporary database (relay-fixtures/, built and
+//! cached on first use).
 
-use memstr::nostr::JsonUtil;
+#[path = "../relay-fixtures/local_relay.rs"]
+mod local_relay;
+
+use memstr::sync::SyncOptions;
 use memstr::{Identity, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
+
+fn summary(reports: &[memstr::sync::RelayReport]) -> String {
+    let r = &reports[0];
+    match &r.error {
+        Some(e) => format!("error: {e}"),
+        None => format!("pushed {}, pulled {} new, {} pending", r.pushed, r.pulled.applied, r.pending),
+    }
+}
 
 #[tokio::main]
 async fn main() -> memstr::Result<()> {
+    println!("starting nostr-rs-relay (built and cached on first use; that can take ~10 minutes)...");
+    let relay = local_relay::LocalRelay::start();
+    let url = relay.url();
     let key = Identity::generate();
-    let tmp = std::env::temp_dir().join(format!("memstr-demo-{}", std::process::id()));
-    println!("agent key: {}", key.npub());
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    println!("relay {url}\nagent key {}", key.npub());
+    let sync = SyncOptions::default();
 
     // Device A: the agent's laptop.
-    let laptop = MemoryStore::open(tmp.join("laptop.db"), key.clone(), StoreOptions::default()).await?;
+    let laptop = MemoryStore::open(tmp.path().join("laptop.db"), key.clone(), StoreOptions::default()).await?;
+    laptop.add_relay(&url, false).await?;
     laptop.remember("favorite-editor", "helix").await?;
     laptop.journal("Started using memstr for long-term memory.").await?;
     for (domain, facet, k, v, themes) in [
@@ -34,41 +50,39 @@ async fn main() -> memstr::Result<()> {
     }
     laptop.persona_connect("alice-prefers-dark-mode", "store-choice").await?;
     laptop.remember("temporary-note", "delete me").await?;
-    laptop.forget("temporary-note").await?;
 
     println!("\nlaptop: search \"dark mode editor\"");
     for hit in laptop.persona_search("dark mode editor", 3).await? {
         println!("  {:.2}  {}  {}", hit.score, hit.memory.address(), hit.memory.value);
     }
-    let stats = laptop.stats().await?;
-    println!("laptop: {} events signed, {} waiting for relays", stats.events, stats.outbox);
-
-    // Every event is signed and NIP-44-encrypted: show what a relay would see.
-    let events = laptop.export_events().await?;
-    let sample = events.iter().find(|e| e.kind.as_u16() == 30078).expect("a memory event");
-    let content = &sample.content;
-    println!(
-        "\nwhat a relay sees of one memory: kind {}, d tag {:?}, content {}...",
-        sample.kind.as_u16(),
-        sample.tags.first().map(|t| t.as_slice().to_vec()),
-        &content[..40]
-    );
+    println!("laptop: sync: {}", summary(&laptop.sync(&sync).await?));
 
     // Device B: the agent's server, same key, empty store.
-    let backup = events.iter().map(|e| e.as_json()).collect::<Vec<_>>().join("\n");
-    let server = MemoryStore::open(tmp.join("server.db"), key, StoreOptions::default()).await?;
-    let report = server.import_json_lines(&backup).await?;
-    println!("\nserver: imported {} events ({} rejected)", report.applied, report.rejected_total());
+    let server = MemoryStore::open(tmp.path().join("server.db"), key, StoreOptions::default()).await?;
+    server.add_relay(&url, false).await?;
+    println!("\nserver: sync: {}", summary(&server.sync(&sync).await?));
     println!("server: recall favorite-editor = {:?}", server.recall("favorite-editor").await?.map(|m| m.value));
-    println!(
-        "server: recall temporary-note = {:?} (forgotten on the laptop)",
-        server.recall("temporary-note").await?.map(|m| m.value)
-    );
     let alice = server.persona_recall(PersonaQuery::exact("people", "facts", "alice-prefers-dark-mode")).await?;
     println!("server: {} -> {} (connections: {:?})", alice[0].address(), alice[0].value, alice[0].connections);
     println!("server: newest journal entry: {:?}", server.recent(1).await?.first().map(|j| j.content.clone()));
+
+    // Forget on the laptop; the server follows.
+    laptop.forget("temporary-note").await?;
+    println!("\nlaptop: forgot temporary-note; sync: {}", summary(&laptop.sync(&sync).await?));
+    println!("server: sync: {}", summary(&server.sync(&sync).await?));
+    println!("server: recall temporary-note = {:?}", server.recall("temporary-note").await?.map(|m| m.value));
+
+    let stats = server.stats().await?;
+    println!(
+        "\nserver: {} memories, {} persona, {} journal; {} events rejected",
+        stats.kv,
+        stats.persona,
+        stats.journal,
+        stats.rejected.values().sum::<u64>()
+    );
+    println!("what the relay sees: kind 30078 events with d tags like sense-memory/persona/people/facts/...; content NIP-44 ciphertext only");
     server.close().await?;
     laptop.close().await?;
-    let _ = std::fs::remove_dir_all(&tmp);
+    drop(relay);
     Ok(())
 }

@@ -1443,7 +1443,7 @@ mod support;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
-use support::relay::TestRelay;
+use support::relay::LocalRelay;
 
 /// A loopback address nothing listens on: `relay add` never connects.
 const IDLE_RELAY: &str = "ws://127.0.0.1:9";
@@ -1477,7 +1477,7 @@ fn only(reports: Vec<Value>) -> Value {
 }
 
 /// Two devices of one key (two stores, the same `MEMSTR_NSEC`), both syncing with `relay`.
-fn two_devices(relay: &TestRelay) -> (Store, Store) {
+fn two_devices(relay: &LocalRelay) -> (Store, Store) {
     let (a, b) = (Store::new(), Store::new());
     a.ok(&["relay", "add", &relay.url()]);
     b.ok(&["relay", "add", &relay.url()]);
@@ -1657,7 +1657,7 @@ fn sync_without_relays_exits_2_naming_relay_add() {
 
 #[test]
 fn sync_carries_memories_journal_and_persona_to_another_store() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (a, b) = two_devices(&relay);
     a.ok(&["remember", "from-a", "written on the laptop"]);
     a.ok(&["journal", "laptop diary"]);
@@ -1702,7 +1702,7 @@ fn sync_carries_memories_journal_and_persona_to_another_store() {
 
 #[test]
 fn sync_text_output_names_relay_method_and_counts() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (a, b) = two_devices(&relay);
     a.ok(&["remember", "k", "v"]);
     let out = a.ok(&["sync"]);
@@ -1719,7 +1719,7 @@ fn sync_text_output_names_relay_method_and_counts() {
 
 #[test]
 fn sync_full_flag_reads_everything_again() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (a, b) = two_devices(&relay);
     // Written long before the checkpoint: a `since` pass (checkpoint minus the overlap)
     // does not read it again, a full one does.
@@ -1739,7 +1739,7 @@ fn sync_full_flag_reads_everything_again() {
 
 #[test]
 fn sync_with_relay_down_exits_3_and_status_keeps_the_error_until_it_is_back() {
-    let mut relay = TestRelay::start();
+    let mut relay = LocalRelay::start();
     let st = Store::new();
     st.ok(&["relay", "add", &relay.url()]);
     st.ok(&["remember", "k1", "v1"]);
@@ -1819,7 +1819,7 @@ fn status_text_shows_outbox_relays_and_rejected() {
 
 #[test]
 fn sync_watch_pulls_another_stores_write_live() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (a, b) = two_devices(&relay);
     let mut watcher = Watcher::start(&a);
     // Wait for the watcher's catch-up pass, so what follows can only arrive live.
@@ -1840,7 +1840,7 @@ fn sync_watch_pulls_another_stores_write_live() {
 
 #[test]
 fn sync_watch_pushes_writes_of_other_invocations_promptly() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (a, b) = two_devices(&relay);
     let mut watcher = Watcher::start(&a);
     assert!(eventually(10, || a.relays()[0]["last_sync"].is_i64()), "no first pass: {:?}", a.relays());
@@ -1859,7 +1859,7 @@ fn sync_watch_pushes_writes_of_other_invocations_promptly() {
 
 #[test]
 fn forget_then_sync_forgets_on_the_other_store() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (a, b) = two_devices(&relay);
     a.ok(&["remember", "k", "v"]);
     a.ok(&["remember", "kept", "stays"]);

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use memstr::sync::{RelayReport, SyncOptions};
 use memstr::{ManualClock, MemoryStore};
 use serde_json::{json, Value};
-use support::relay::TestRelay;
+use support::relay::LocalRelay;
 use support::*;
 
 fn wall_now() -> f64 {
@@ -28,7 +28,7 @@ fn opts() -> SyncOptions {
 }
 
 /// A memstr device for the test key, its clock at the wall time, syncing with `relay`.
-async fn device(dir: &Path, relay: &TestRelay) -> (MemoryStore, Arc<ManualClock>) {
+async fn device(dir: &Path, relay: &LocalRelay) -> (MemoryStore, Arc<ManualClock>) {
     let (store, clock) = open_at(dir, wall_now()).await;
     store.add_relay(&relay.url(), false).await.unwrap();
     (store, clock)
@@ -57,7 +57,7 @@ struct Published {
 }
 
 impl Published {
-    fn new(relay: &TestRelay) -> Self {
+    fn new(relay: &LocalRelay) -> Self {
         Published { python: python(), script: repo().join("scripts/interop/relay_client.py"), relay: relay.url() }
     }
 
@@ -152,7 +152,7 @@ const KV: &[(&str, &str)] = &[
 
 #[tokio::test]
 async fn memstr_writes_are_read_by_the_published_client_through_the_relay() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let dir = tempfile::tempdir().unwrap();
     let (a, clock) = device(dir.path(), &relay).await;
     let py = Published::new(&relay);
@@ -184,7 +184,7 @@ async fn memstr_writes_are_read_by_the_published_client_through_the_relay() {
 
 #[tokio::test]
 async fn published_client_writes_are_read_by_memstr_through_the_relay() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let py = Published::new(&relay);
     for (k, v) in KV {
         py.remember(k, v);
@@ -220,7 +220,7 @@ async fn published_client_writes_are_read_by_memstr_through_the_relay() {
 
 #[tokio::test]
 async fn forget_in_memstr_leaves_nothing_for_the_published_client() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let py = Published::new(&relay);
     py.remember("py-doomed", "written by the package");
     let dir = tempfile::tempdir().unwrap();
@@ -254,7 +254,7 @@ async fn forget_in_memstr_leaves_nothing_for_the_published_client() {
 
 #[tokio::test]
 async fn a_only_forget_from_the_published_client_is_honoured_by_memstr() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let dir = tempfile::tempdir().unwrap();
     let (a, _) = device(dir.path(), &relay).await;
     a.remember("doomed", "written by memstr").await.unwrap();

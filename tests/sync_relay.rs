@@ -8,7 +8,7 @@ use memstr::sync::transport::Connection;
 use memstr::sync::{RelayUrl, SyncOptions};
 use memstr::{MemoryStore, PersonaInput, PersonaQuery};
 use serde_json::json;
-use support::relay::TestRelay;
+use support::relay::LocalRelay;
 use support::*;
 
 const T0: f64 = 1_800_000_000.0;
@@ -17,7 +17,7 @@ fn opts() -> SyncOptions {
     SyncOptions { timeout: Duration::from_secs(10), connect_timeout: Duration::from_secs(5), ..Default::default() }
 }
 
-async fn device(dir: &std::path::Path, relays: &[&TestRelay]) -> (MemoryStore, std::sync::Arc<memstr::ManualClock>) {
+async fn device(dir: &std::path::Path, relays: &[&LocalRelay]) -> (MemoryStore, std::sync::Arc<memstr::ManualClock>) {
     let (store, clock) = open_at(dir, T0).await;
     for r in relays {
         store.add_relay(&r.url(), false).await.unwrap();
@@ -41,7 +41,7 @@ async fn relay_events(url: &str) -> Vec<serde_json::Value> {
 
 #[tokio::test]
 async fn two_devices_converge_after_offline_edits() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, ca) = device(da.path(), &[&relay]).await;
     let (b, cb) = device(db.path(), &[&relay]).await;
@@ -84,7 +84,7 @@ async fn two_devices_converge_after_offline_edits() {
 
 #[tokio::test]
 async fn forget_holds_across_devices_and_against_a_stale_republish() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, ca) = device(da.path(), &[&relay]).await;
     let (b, _) = device(db.path(), &[&relay]).await;
@@ -123,7 +123,7 @@ async fn forget_holds_across_devices_and_against_a_stale_republish() {
 
 #[tokio::test]
 async fn a_relay_killed_mid_push_loses_nothing_and_duplicates_nothing() {
-    let mut relay = TestRelay::start();
+    let mut relay = LocalRelay::start();
     let dir = tempfile::tempdir().unwrap();
     let (a, _) = device(dir.path(), &[&relay]).await;
     for i in 0..400 {
@@ -158,8 +158,8 @@ async fn a_relay_killed_mid_push_loses_nothing_and_duplicates_nothing() {
 
 #[tokio::test]
 async fn two_relays_one_down_during_writes_are_healed() {
-    let r1 = TestRelay::start();
-    let mut r2 = TestRelay::start();
+    let r1 = LocalRelay::start();
+    let mut r2 = LocalRelay::start();
     let dir = tempfile::tempdir().unwrap();
     let (a, _) = device(dir.path(), &[&r1, &r2]).await;
     r2.kill();
@@ -185,7 +185,7 @@ async fn two_relays_one_down_during_writes_are_healed() {
 
 #[tokio::test]
 async fn live_mode_shows_changes_within_seconds_and_survives_a_relay_restart() {
-    let mut relay = TestRelay::start();
+    let mut relay = LocalRelay::start();
     let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, _) = device(da.path(), &[&relay]).await;
     let (b, _) = device(db.path(), &[&relay]).await;
@@ -234,7 +234,7 @@ async fn live_mode_shows_changes_within_seconds_and_survives_a_relay_restart() {
 
 #[tokio::test]
 async fn concurrent_persona_edits_merge_without_loss_and_converge() {
-    let relay = TestRelay::start();
+    let relay = LocalRelay::start();
     let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (a, ca) = device(da.path(), &[&relay]).await;
     let (b, cb) = device(db.path(), &[&relay]).await;
@@ -301,7 +301,7 @@ async fn same_second_edits_on_two_devices_converge_despite_first_arrival_relays(
     // other "duplicate:"; NIP-01 (and memstr) prefer the lower id. The device holding the
     // lower id must get its version onto the relay, or the two devices never agree.
     for round in 0..6 {
-        let relay = TestRelay::start();
+        let relay = LocalRelay::start();
         let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let (a, _) = device(da.path(), &[&relay]).await;
         let (b, _) = device(db.path(), &[&relay]).await;

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 #[cfg(feature = "sync")]
+#[path = "../../relay-fixtures/local_relay.rs"]
 pub mod relay;
 
 use std::path::{Path, PathBuf};

@@ -1,5 +1,8 @@
-//! A real nostr-rs-relay 0.8.12 process on a free loopback port, for integration tests.
-//! The binary comes from relay-fixtures/install-relay.sh (built once, then cached).
+//! A real nostr-rs-relay 0.8.12 process on a free loopback port with a throwaway
+//! database, for the tests and the demo (both include this file with `#[path]`; it is not
+//! part of the library). The binary comes from relay-fixtures/install-relay.sh (built once,
+//! then cached).
+#![allow(dead_code)]
 
 use std::net::TcpStream;
 use std::path::PathBuf;
@@ -7,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
-pub struct TestRelay {
+pub struct LocalRelay {
     child: Option<Child>,
     port: u16,
     data: tempfile::TempDir,
@@ -16,9 +19,9 @@ pub struct TestRelay {
 fn binary() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
-        let script = super::repo().join("relay-fixtures/install-relay.sh");
+        let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("relay-fixtures/install-relay.sh");
         let out = Command::new("bash").arg(script).stderr(Stdio::inherit()).output().expect("running install-relay.sh");
-        assert!(out.status.success(), "relay-fixtures/install-relay.sh failed: no nostr-rs-relay");
+        assert!(out.status.success(), "relay-fixtures/install-relay.sh failed: no nostr-rs-relay binary");
         PathBuf::from(String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim())
     })
     .clone()
@@ -28,10 +31,10 @@ fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
-impl TestRelay {
+impl LocalRelay {
     /// Starts a relay with an empty database.
     pub fn start() -> Self {
-        let mut relay = TestRelay { child: None, port: free_port(), data: tempfile::tempdir().unwrap() };
+        let mut relay = LocalRelay { child: None, port: free_port(), data: tempfile::tempdir().unwrap() };
         relay.launch();
         relay
     }
@@ -69,7 +72,7 @@ impl TestRelay {
         }
     }
 
-    /// Kills the relay (SIGKILL): its database stays for [`TestRelay::restart`].
+    /// Kills the relay (SIGKILL): its database stays for [`LocalRelay::restart`].
     pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
@@ -84,7 +87,7 @@ impl TestRelay {
     }
 }
 
-impl Drop for TestRelay {
+impl Drop for LocalRelay {
     fn drop(&mut self) {
         self.kill();
     }
