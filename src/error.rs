@@ -38,6 +38,10 @@ pub enum Error {
     #[error("event {event_id}: rejected: {reason}")]
     Rejected { event_id: String, reason: RejectReason },
 
+    /// The embedding model or ONNX Runtime could not be loaded or run.
+    #[error("model: {0}")]
+    Model(String),
+
     /// A relay address was refused, or talking to relays failed.
     #[error("relay: {0}")]
     Relay(String),

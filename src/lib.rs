@@ -30,6 +30,7 @@ pub use nostr;
 pub mod codec;
 mod error;
 pub mod identity;
+pub mod index;
 pub mod model;
 
 pub use codec::{DTagMode, Embedding, Path as MemoryPath};

