@@ -203,7 +203,8 @@ fn insert_event(tx: &Transaction, id: &str, kind: i64, created_at: i64, json: &s
 /// A deletion reached the current version of a record: keep the row as a marker
 /// (so older versions stay dead), drop its content, its index entry and its event.
 fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> rusqlite::Result<()> {
-    tx.execute("UPDATE records SET deleted = 1, payload = NULL, dirty = 0 WHERE rid = ?1", [rid])?;
+    tx.execute("UPDATE records SET deleted = 1, payload = NULL, dirty = 0, needs_vec = 0 WHERE rid = ?1", [rid])?;
+    tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
     tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
     tx.execute("DELETE FROM events WHERE id = ?1", [event_id])?;
     Ok(())
@@ -254,17 +255,22 @@ pub(crate) fn upsert_record(
     let json = if tombstone { None } else { Some(payload_json(payload)?) };
     let kind = path.kind().as_str();
     let path_s = path.to_d();
+    let embed_text = if tombstone { None } else { embedding_text(payload) };
+    let text_hash = embed_text.as_deref().map(text_hash);
     let rid: i64 = tx.query_row(
-        "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
+        "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty, text_hash, needs_vec)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13 IS NOT NULL)
          ON CONFLICT(path) DO UPDATE SET kind = ?2, d_tag = ?3, event_id = ?4, created_at = ?5, deleted = ?6,
-             domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12
+             domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12,
+             needs_vec = CASE WHEN records.text_hash IS ?13 THEN records.needs_vec ELSE ?13 IS NOT NULL END,
+             text_hash = ?13
          RETURNING rid",
-        params![
-            path_s, kind, d_tag, event_id, created_at, tombstone, row.domain, row.facet, row.key, row.ts, json, dirty
-        ],
+        params![path_s, kind, d_tag, event_id, created_at, tombstone, row.domain, row.facet, row.key, row.ts, json, dirty, text_hash],
         |r| r.get(0),
     )?;
+    if text_hash.is_none() {
+        tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
+    }
     tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
     if let (false, Some(text)) = (tombstone, row.text) {
         tx.execute(
@@ -273,6 +279,24 @@ pub(crate) fn upsert_record(
         )?;
     }
     Ok(())
+}
+
+/// What gets embedded for a record: the words a person would search for. `None` for
+/// records that are not memories (embeddings, introspection reports).
+pub(crate) fn embedding_text(payload: &Payload) -> Option<String> {
+    match payload {
+        Payload::Kv(m) => Some(format!("{}: {}", m.key, m.value)),
+        Payload::Journal(j) => Some(j.content.clone()),
+        Payload::Persona(p) if p.themes.is_empty() => Some(format!("{}: {}", p.key, p.value)),
+        Payload::Persona(p) => Some(format!("{}: {} ({})", p.key, p.value, p.themes.join(", "))),
+        _ => None,
+    }
+}
+
+/// A short, stable fingerprint of embedded text.
+pub(crate) fn text_hash(text: &str) -> String {
+    use nostr::hashes::{sha256, Hash};
+    hex::encode(&sha256::Hash::hash(text.as_bytes()).to_byte_array()[..12])
 }
 
 /// The stored (decoded) form of a payload: the model type's own serialisation.

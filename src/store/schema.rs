@@ -92,6 +92,28 @@ const MIGRATIONS: &[&str] = &[
     ) STRICT, WITHOUT ROWID;
     CREATE INDEX acks_relay ON acks(relay);
     "#,
+    // 3: embeddings, and porter stemming in the full-text index.
+    r#"
+    ALTER TABLE records ADD COLUMN text_hash TEXT;
+    ALTER TABLE records ADD COLUMN needs_vec INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX records_needs_vec ON records(needs_vec) WHERE needs_vec = 1;
+    UPDATE records SET needs_vec = 1 WHERE deleted = 0 AND kind IN ('kv', 'journal', 'persona');
+
+    -- One vector per record, for one model; a new version gets a new vid, so points of
+    -- old versions left in the HNSW graph are recognised and skipped.
+    CREATE TABLE vectors (
+        vid       INTEGER PRIMARY KEY AUTOINCREMENT,
+        rid       INTEGER NOT NULL UNIQUE REFERENCES records(rid) ON DELETE CASCADE,
+        model     TEXT NOT NULL,
+        text_hash TEXT NOT NULL,
+        vec       BLOB NOT NULL
+    ) STRICT;
+
+    CREATE VIRTUAL TABLE records_fts_new USING fts5(key, themes, value, tokenize = 'porter unicode61 remove_diacritics 2');
+    INSERT INTO records_fts_new (rowid, key, themes, value) SELECT rowid, key, themes, value FROM records_fts;
+    DROP TABLE records_fts;
+    ALTER TABLE records_fts_new RENAME TO records_fts;
+    "#,
 ];
 
 /// The schema version this build writes.
