@@ -42,7 +42,7 @@ mod store;
 #[cfg(feature = "sync")]
 pub mod sync;
 
-pub use search::PersonaHit;
+pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
 #[cfg(feature = "sync")]
 pub use store::RelayInfo;
 pub use store::{

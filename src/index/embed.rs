@@ -5,7 +5,7 @@
 //! scripts/models/fetch.sh); nothing is fetched from a model hub. docs/embedding-research.md
 //! records the versions, checksums and the reference-vector check.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 
 use ndarray::Array2;
@@ -13,41 +13,11 @@ use ort::session::Session;
 use ort::value::Tensor;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
+use super::{default_model_dir, default_runtime, Embedder, DEFAULT_MODEL};
 use crate::error::{Error, Result};
 
-/// The default model's name (also the directory it is installed in).
-pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2-int8";
 /// Longest input in tokens; longer texts are truncated.
 const MAX_TOKENS: usize = 256;
-
-/// Turns texts into unit-length vectors. Implement it to bring another model.
-pub trait Embedder: Send + Sync {
-    /// A stable name: vectors from different models never mix.
-    fn model_id(&self) -> &str;
-    /// Vector length.
-    fn dims(&self) -> usize;
-    /// One L2-normalised vector per text.
-    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
-}
-
-/// Where models and ONNX Runtime are installed: `$MEMSTR_CACHE_DIR`, else
-/// `~/.cache/memstr` (the platform cache directory).
-pub fn cache_dir() -> PathBuf {
-    std::env::var_os("MEMSTR_CACHE_DIR")
-        .map(PathBuf::from)
-        .or_else(|| dirs::cache_dir().map(|d| d.join("memstr")))
-        .unwrap_or_else(|| PathBuf::from(".memstr-cache"))
-}
-
-/// The ONNX Runtime library installed by `memstr model install`.
-pub fn default_runtime() -> PathBuf {
-    cache_dir().join("onnxruntime").join("libonnxruntime.so")
-}
-
-/// The default model's directory.
-pub fn default_model_dir() -> PathBuf {
-    cache_dir().join("models").join(DEFAULT_MODEL)
-}
 
 fn model_err(what: impl std::fmt::Display) -> Error {
     Error::Model(what.to_string())

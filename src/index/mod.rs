@@ -1,7 +1,45 @@
 //! What search stands on besides FTS5: embeddings and the vector index.
 
-#[cfg(feature = "onnx")]
-mod embed;
+use std::path::PathBuf;
+
+use crate::error::Result;
 
 #[cfg(feature = "onnx")]
-pub use embed::{cache_dir, default_model_dir, default_runtime, Embedder, OnnxEmbedder, DEFAULT_MODEL};
+mod embed;
+#[cfg(feature = "vectors")]
+pub mod vectors;
+
+#[cfg(feature = "onnx")]
+pub use embed::OnnxEmbedder;
+
+/// The default model's name (also the directory it is installed in).
+pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2-int8";
+
+/// Turns texts into unit-length vectors. Implement it to bring another model.
+pub trait Embedder: Send + Sync {
+    /// A stable name: vectors from different models never mix.
+    fn model_id(&self) -> &str;
+    /// Vector length.
+    fn dims(&self) -> usize;
+    /// One L2-normalised vector per text.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// Where models and ONNX Runtime are installed: `$MEMSTR_CACHE_DIR`, else
+/// `~/.cache/memstr` (the platform cache directory).
+pub fn cache_dir() -> PathBuf {
+    std::env::var_os("MEMSTR_CACHE_DIR")
+        .map(PathBuf::from)
+        .or_else(|| dirs::cache_dir().map(|d| d.join("memstr")))
+        .unwrap_or_else(|| PathBuf::from(".memstr-cache"))
+}
+
+/// The ONNX Runtime library installed by `memstr model install`.
+pub fn default_runtime() -> PathBuf {
+    cache_dir().join("onnxruntime").join("libonnxruntime.so")
+}
+
+/// The default model's directory.
+pub fn default_model_dir() -> PathBuf {
+    cache_dir().join("models").join(DEFAULT_MODEL)
+}

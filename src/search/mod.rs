@@ -4,6 +4,10 @@
 //! candidate is then scored as seed 003 describes: a query word found in the key counts
 //! 3, in the themes 2, in the value 1, and the sum is multiplied by current relevance.
 
+pub mod hybrid;
+
+pub use hybrid::{Found, Kind, SearchHit, SearchQuery, Signal, Weights};
+
 use crate::model::{MemoryState, PersonaMemory};
 
 /// Weight of a query word found in the key.
@@ -30,6 +34,27 @@ pub struct PersonaHit {
 /// Lower-cased runs of letters and digits: the same words FTS5's unicode61 tokenizer sees.
 pub fn tokenize(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+/// Words too common to say anything about which memory is meant (a short English list).
+pub const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be", "been", "before", "but",
+    "by", "can", "could", "did", "do", "does", "doing", "during", "each", "for", "from", "had", "has", "have",
+    "having", "he", "her", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me", "my",
+    "of", "on", "or", "our", "out", "she", "should", "so", "some", "than", "that", "the", "their", "them", "then",
+    "there", "these", "they", "this", "those", "to", "too", "up", "was", "we", "were", "what", "when", "where",
+    "which", "while", "who", "whom", "why", "will", "with", "would", "you", "your",
+];
+
+/// Query words minus stop words (all words if nothing else is left).
+pub fn content_terms(query: &str) -> Vec<String> {
+    let all = query_terms(query);
+    let kept: Vec<String> = all.iter().filter(|t| !STOP_WORDS.contains(&t.as_str())).cloned().collect();
+    if kept.is_empty() {
+        all
+    } else {
+        kept
+    }
 }
 
 /// The distinct words of a query, in order.

@@ -9,8 +9,11 @@ mod persona;
 #[cfg(feature = "sync")]
 mod relays;
 mod schema;
+mod search;
 mod transfer;
 mod v1;
+#[cfg(feature = "vectors")]
+mod vectors;
 
 use std::fmt;
 use std::path::{Path as FsPath, PathBuf};
@@ -73,11 +76,18 @@ impl Clock for ManualClock {
 pub struct StoreOptions {
     d_tag_mode: Option<DTagMode>,
     clock: Arc<dyn Clock>,
+    #[cfg(feature = "vectors")]
+    embedder: Option<Arc<dyn crate::index::Embedder>>,
 }
 
 impl Default for StoreOptions {
     fn default() -> Self {
-        StoreOptions { d_tag_mode: None, clock: Arc::new(SystemClock) }
+        StoreOptions {
+            d_tag_mode: None,
+            clock: Arc::new(SystemClock),
+            #[cfg(feature = "vectors")]
+            embedder: None,
+        }
     }
 }
 
@@ -94,6 +104,14 @@ impl StoreOptions {
         self.d_tag_mode = Some(mode);
         self
     }
+    /// Turns on semantic search with `embedder` (see [`crate::index::OnnxEmbedder`]).
+    /// Without one, search uses the lexical and lifecycle signals only.
+    #[cfg(feature = "vectors")]
+    pub fn embedder(mut self, embedder: Arc<dyn crate::index::Embedder>) -> Self {
+        self.embedder = Some(embedder);
+        self
+    }
+
     /// Uses `clock` for "now".
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
@@ -108,6 +126,9 @@ pub(crate) struct Inner {
     clock: Arc<dyn Clock>,
     /// This store's name in version vectors and access counters (random, per store file).
     pub(crate) device: String,
+    /// The embedder and vector index, when semantic search is on.
+    #[cfg(feature = "vectors")]
+    pub(crate) vectors: Option<Arc<vectors::VectorState>>,
     /// Set inside a transaction that changed events; announced after it commits.
     events_changed: std::sync::atomic::AtomicBool,
     /// Counts commits that changed events (live sync pushes on each).
@@ -209,6 +230,11 @@ impl MemoryStore {
         .map_err(Error::db(&path))?;
         tx.commit().map_err(Error::db(&path))?;
         let codec = Codec::new(identity.keys().clone(), mode)?;
+        #[cfg(feature = "vectors")]
+        let vectors = match options.embedder.clone() {
+            Some(e) => Some(Arc::new(vectors::VectorState::open(&conn, &path, e)?)),
+            None => None,
+        };
         Ok(MemoryStore {
             inner: Arc::new(Inner {
                 conn: Mutex::new(conn),
@@ -216,6 +242,8 @@ impl MemoryStore {
                 codec,
                 clock: options.clock,
                 device,
+                #[cfg(feature = "vectors")]
+                vectors,
                 events_changed: std::sync::atomic::AtomicBool::new(false),
                 changes: tokio::sync::watch::channel(0).0,
             }),
@@ -243,6 +271,7 @@ impl MemoryStore {
     }
 
     /// SQLite's `data_version`: changes when another connection (another process) commits.
+    #[cfg(feature = "sync")]
     pub(crate) async fn data_version(&self) -> Result<i64> {
         self.read(|conn, _| Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)).await
     }
@@ -333,6 +362,7 @@ pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload
 /// Signs the current content of `path` again as a newer version. For a relay that kept
 /// another version with the same `created_at` (first arrival wins there, lowest id here):
 /// only a newer version gets the winner onto it.
+#[cfg(feature = "sync")]
 pub(crate) fn republish(tx: &Transaction, inner: &Inner, path_s: &str) -> Result<()> {
     let row: Option<(String, Option<String>)> = tx
         .query_row("SELECT kind, payload FROM records WHERE path = ?1 AND deleted = 0", [path_s], |r| {

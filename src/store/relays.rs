@@ -107,14 +107,14 @@ impl MemoryStore {
         let relay = relay.to_string();
         self.write(move |tx, _| {
             let now = now_secs();
+            let mut insert = tx.prepare_cached(
+                "INSERT OR IGNORE INTO acks (event_id, relay, acked_at)
+                 SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
+            )?;
             for id in &ids {
-                tx.execute(
-                    "INSERT OR IGNORE INTO acks (event_id, relay, acked_at)
-                     SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
-                    params![id, relay, now],
-                )?;
+                insert.execute(params![id, relay, now])?;
             }
-            prune_outbox(tx)?;
+            prune_outbox_ids(tx, &ids)?;
             Ok(())
         })
         .await
@@ -132,6 +132,7 @@ impl MemoryStore {
         self.write(move |tx, inner| {
             let mut report = ImportReport::default();
             let now = now_secs();
+            let mut acked = Vec::new();
             for v in raw {
                 let event = match serde_json::from_value::<Event>(v) {
                     Ok(e) => e,
@@ -165,6 +166,7 @@ impl MemoryStore {
                              SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
                             params![id, relay, now],
                         )?;
+                        acked.push(id.clone());
                     }
                     (Outcome::Stale, Some(path)) => {
                         tx.execute(
@@ -187,7 +189,7 @@ impl MemoryStore {
                 }
                 report.count(outcome);
             }
-            prune_outbox(tx)?;
+            prune_outbox_ids(tx, &acked)?;
             Ok(report)
         })
         .await
@@ -285,7 +287,21 @@ impl MemoryStore {
     }
 }
 
-/// Events acknowledged by every configured relay leave the outbox.
+/// Events acknowledged by every configured relay leave the outbox. Only `ids` are checked
+/// (a whole-table scan per acknowledged window made pushing quadratic).
+fn prune_outbox_ids(tx: &rusqlite::Transaction, ids: &[String]) -> rusqlite::Result<()> {
+    let mut stmt = tx.prepare_cached(
+        "DELETE FROM outbox WHERE event_id = ?1 AND EXISTS (SELECT 1 FROM relays)
+           AND NOT EXISTS (SELECT 1 FROM relays r WHERE NOT EXISTS
+               (SELECT 1 FROM acks a WHERE a.event_id = ?1 AND a.relay = r.url))",
+    )?;
+    for id in ids {
+        stmt.execute([id])?;
+    }
+    Ok(())
+}
+
+/// The whole-table version, for when the set of relays changes.
 fn prune_outbox(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
     tx.execute(
         "DELETE FROM outbox WHERE EXISTS (SELECT 1 FROM relays)

@@ -161,9 +161,19 @@ impl MemoryStore {
         .await
     }
 
-    /// Signs pending accesses; call before dropping the last handle.
+    /// Signs pending accesses and saves the vector index; call before dropping the last
+    /// handle (nothing is lost without it, but the next open has more to catch up on).
     pub async fn close(self) -> Result<()> {
-        self.flush_accesses().await.map(|_| ())
+        self.flush_accesses().await?;
+        #[cfg(feature = "vectors")]
+        if let Some(v) = self.inner.vectors.clone() {
+            if v.unsaved.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+                tokio::task::spawn_blocking(move || v.save())
+                    .await
+                    .map_err(|e| crate::Error::Task(e.to_string()))??;
+            }
+        }
+        Ok(())
     }
 
     /// Counts of what the store holds.

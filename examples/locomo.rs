@@ -1,0 +1,226 @@
+//! LoCoMo retrieval benchmark (../shared/bench/locomo-dev/README.md), through memstr's
+//! public API and its normal search.
+//!
+//! cargo run --release --example locomo -- FILE... [--json] [--no-vectors]
+//!
+//! Each conversation is its own store; every dialog turn is one journal entry written with
+//! `journal_at` at its session's date (plus its turn index in seconds, to keep order), text
+//! "{speaker}: {text}" and " [image: {caption}]" when the turn shared an image. "Now" is
+//! the day after the last session. Each question takes the top 20 of `search`.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+
+use memstr::index::{Embedder, OnnxEmbedder};
+use memstr::search::{Kind, SearchQuery};
+use memstr::{Found, Identity, ManualClock, MemoryStore, StoreOptions};
+use serde_json::{json, Value};
+
+const KS: [usize; 4] = [1, 5, 10, 20];
+
+/// "1:56 pm on 8 May, 2023" -> Unix seconds (UTC).
+fn parse_date(s: &str) -> Option<f64> {
+    let (time, date) = s.split_once(" on ")?;
+    let (hm, ampm) = time.trim().split_once(' ')?;
+    let (h, m) = hm.split_once(':')?;
+    let (mut h, m): (i64, i64) = (h.parse().ok()?, m.parse().ok()?);
+    match ampm.to_ascii_lowercase().as_str() {
+        "pm" if h != 12 => h += 12,
+        "am" if h == 12 => h = 0,
+        _ => {}
+    }
+    let parts: Vec<&str> = date.split([' ', ',']).filter(|p| !p.is_empty()).collect();
+    let (d, mon, y): (i64, &str, i64) = (parts.first()?.parse().ok()?, parts.get(1)?, parts.get(2)?.parse().ok()?);
+    const MONTHS: [&str; 12] = [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ];
+    let mo = MONTHS.iter().position(|x| x.starts_with(&mon.to_ascii_lowercase()))? as i64 + 1;
+    // Days from civil (Howard Hinnant).
+    let (yy, mm) = if mo <= 2 { (y - 1, mo + 9) } else { (y, mo - 3) };
+    let era = yy.div_euclid(400);
+    let yoe = yy - era * 400;
+    let doy = (153 * mm + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((days * 86_400 + h * 3600 + m * 60) as f64)
+}
+
+/// The README's evidence clean-up: split on ';' and whitespace, fix "D:11:26" and "D30:05",
+/// drop unknown and duplicate ids.
+fn clean_evidence(raw: &[Value], known: &HashSet<String>) -> Vec<String> {
+    let mut out = Vec::new();
+    for item in raw.iter().filter_map(Value::as_str) {
+        for tok in item.split(|c: char| c == ';' || c.is_whitespace()).filter(|t| !t.is_empty()) {
+            let t = tok.replacen("D:", "D", 1);
+            let Some((s, n)) = t.trim_start_matches('D').split_once(':') else { continue };
+            let (Ok(s), Ok(n)) = (s.parse::<u32>(), n.parse::<u32>()) else { continue };
+            let id = format!("D{s}:{n}");
+            if known.contains(&id) && !out.contains(&id) {
+                out.push(id);
+            }
+        }
+    }
+    out
+}
+
+#[derive(Default, Clone)]
+struct Acc {
+    n: f64,
+    recall: [f64; 4],
+    hit10: f64,
+    mrr10: f64,
+}
+
+impl Acc {
+    fn add(&mut self, ranked: &[String], evidence: &[String]) {
+        self.n += 1.0;
+        let ev: HashSet<&String> = evidence.iter().collect();
+        for (i, k) in KS.iter().enumerate() {
+            let found = ranked.iter().take(*k).filter(|d| ev.contains(d)).count();
+            self.recall[i] += found as f64 / ev.len() as f64;
+        }
+        if let Some(pos) = ranked.iter().take(10).position(|d| ev.contains(d)) {
+            self.hit10 += 1.0;
+            self.mrr10 += 1.0 / (pos + 1) as f64;
+        }
+    }
+    fn merge(&mut self, o: &Acc) {
+        self.n += o.n;
+        for i in 0..4 {
+            self.recall[i] += o.recall[i];
+        }
+        self.hit10 += o.hit10;
+        self.mrr10 += o.mrr10;
+    }
+    fn json(&self) -> Value {
+        let d = self.n.max(1.0);
+        json!({"questions": self.n as u64, "recall@1": self.recall[0] / d, "recall@5": self.recall[1] / d,
+            "recall@10": self.recall[2] / d, "recall@20": self.recall[3] / d, "hit@10": self.hit10 / d, "mrr@10": self.mrr10 / d})
+    }
+}
+
+#[tokio::main]
+async fn main() -> memstr::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let json_out = args.iter().any(|a| a == "--json");
+    let no_vectors = args.iter().any(|a| a == "--no-vectors");
+    let files: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    if files.is_empty() {
+        eprintln!("usage: locomo FILE... [--json] [--no-vectors]");
+        std::process::exit(2);
+    }
+    let embedder: Option<Arc<dyn Embedder>> = if no_vectors {
+        None
+    } else {
+        match OnnxEmbedder::from_cache() {
+            Ok(e) => Some(Arc::new(e)),
+            Err(e) => {
+                eprintln!("vectors off: {e}");
+                None
+            }
+        }
+    };
+    let mut by_cat: BTreeMap<u64, Acc> = BTreeMap::new();
+    let tmp = tempfile::tempdir().expect("a temporary directory");
+    let started = std::time::Instant::now();
+    for (fi, file) in files.iter().enumerate() {
+        let conv: Value = serde_json::from_str(&std::fs::read_to_string(file).expect("readable file")).expect("JSON");
+        let clock = Arc::new(ManualClock::new(0.0));
+        let mut opts = StoreOptions::default().clock(clock.clone());
+        if let Some(e) = &embedder {
+            opts = opts.embedder(e.clone());
+        }
+        let store = MemoryStore::open(tmp.path().join(format!("c{fi}.db")), Identity::generate(), opts).await?;
+        let mut by_time: HashMap<u64, String> = HashMap::new();
+        let mut known = HashSet::new();
+        let mut last = 0f64;
+        for s in 1.. {
+            let Some(turns) = conv.get(format!("session_{s}")).and_then(Value::as_array) else { break };
+            let date = conv[format!("session_{s}_date_time")].as_str().and_then(parse_date).expect("a session date");
+            for (i, t) in turns.iter().enumerate() {
+                let mut text = format!("{}: {}", t["speaker"].as_str().unwrap_or(""), t["text"].as_str().unwrap_or(""));
+                if let Some(c) = t["blip_caption"].as_str() {
+                    text.push_str(&format!(" [image: {c}]"));
+                }
+                let ts = date + i as f64;
+                clock.set(ts);
+                store.journal_at(&text, ts).await?;
+                let id = t["dia_id"].as_str().unwrap_or("").to_string();
+                by_time.insert(ts.to_bits(), id.clone());
+                known.insert(id);
+                last = last.max(ts);
+            }
+        }
+        clock.set((last / 86_400.0).floor() * 86_400.0 + 2.0 * 86_400.0);
+        for qa in conv["qa"].as_array().expect("qa") {
+            let evidence = clean_evidence(qa["evidence"].as_array().map(Vec::as_slice).unwrap_or(&[]), &known);
+            if evidence.is_empty() {
+                continue;
+            }
+            let cat = qa["category"].as_u64().unwrap_or(0);
+            let q = qa["question"].as_str().unwrap_or("");
+            let hits = store.search(SearchQuery::new(q).limit(20).kinds(&[Kind::Journal])).await?;
+            let ranked: Vec<String> = hits
+                .iter()
+                .filter_map(|h| match &h.found {
+                    Found::Journal(j) => by_time.get(&j.created_at.to_bits()).cloned(),
+                    _ => None,
+                })
+                .collect();
+            by_cat.entry(cat).or_default().add(&ranked, &evidence);
+        }
+    }
+    let mut overall = Acc::default();
+    for (c, a) in &by_cat {
+        if (1..=4).contains(c) {
+            overall.merge(a);
+        }
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "LoCoMo retrieval ({} conversations, vectors {})",
+        files.len(),
+        if embedder.is_some() { "on" } else { "off" }
+    );
+    println!(
+        "{:<12} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8}",
+        "category", "questions", "R@1", "R@5", "R@10", "R@20", "hit@10", "MRR@10"
+    );
+    let row = |name: &str, a: &Acc| {
+        let j = a.json();
+        println!(
+            "{:<12} {:>9} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            name,
+            j["questions"],
+            j["recall@1"].as_f64().unwrap(),
+            j["recall@5"].as_f64().unwrap(),
+            j["recall@10"].as_f64().unwrap(),
+            j["recall@20"].as_f64().unwrap(),
+            j["hit@10"].as_f64().unwrap(),
+            j["mrr@10"].as_f64().unwrap()
+        );
+    };
+    for (c, a) in &by_cat {
+        row(&format!("cat {c}"), a);
+    }
+    row("overall 1-4", &overall);
+    println!("({elapsed:.1} s including ingest and embedding)");
+    if json_out {
+        let cats: BTreeMap<String, Value> = by_cat.iter().map(|(c, a)| (c.to_string(), a.json())).collect();
+        let mut o = overall.json();
+        let questions = o.as_object_mut().unwrap().remove("questions").unwrap();
+        println!("{}", json!({"questions": questions, "overall": o, "by_category": cats}));
+    }
+    Ok(())
+}

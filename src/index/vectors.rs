@@ -1,0 +1,209 @@
+//! The HNSW vector index (hnsw_rs) over stored embeddings, saved beside the database so
+//! opening a store neither re-embeds nor rebuilds.
+//!
+//! SQLite's `vectors` table is the source of truth; this index is a cache of it. Points
+//! are keyed by `vid`, which changes with every new version of a record, so points left
+//! behind by old versions are recognised (their vid is gone) and skipped, and the index
+//! is rebuilt when they make up too much of it.
+
+use std::path::{Path, PathBuf};
+
+use hnsw_rs::api::AnnT;
+use hnsw_rs::hnswio::HnswIo;
+use hnsw_rs::prelude::{DistDot, Hnsw};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// Links per node: 16 is the usual balance of recall, memory and insert speed.
+const MAX_CONNECTIONS: usize = 16;
+/// Breadth of the search while inserting.
+const EF_CONSTRUCTION: usize = 100;
+const MAX_LAYERS: usize = 16;
+const BASENAME: &str = "vectors";
+
+/// What the saved files hold, so a mismatch is noticed instead of trusted.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Meta {
+    model: String,
+    dims: usize,
+    /// Largest vid in the saved graph: later vids are added from SQLite on load.
+    max_vid: i64,
+    points: usize,
+}
+
+/// An in-memory HNSW graph of unit vectors (dot product = cosine).
+pub struct VectorIndex {
+    hnsw: Hnsw<'static, f32, DistDot>,
+    model: String,
+    dims: usize,
+    max_vid: i64,
+    points: usize,
+}
+
+impl std::fmt::Debug for VectorIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VectorIndex").field("model", &self.model).field("points", &self.points).finish()
+    }
+}
+
+fn io_err(what: impl std::fmt::Display) -> Error {
+    Error::Model(format!("vector index: {what}"))
+}
+
+impl VectorIndex {
+    /// An empty index for `model`'s vectors of `dims` dimensions.
+    pub fn new(model: &str, dims: usize, capacity: usize) -> Self {
+        VectorIndex {
+            hnsw: Hnsw::new(MAX_CONNECTIONS, capacity.max(1_000), MAX_LAYERS, EF_CONSTRUCTION, DistDot),
+            model: model.to_string(),
+            dims,
+            max_vid: 0,
+            points: 0,
+        }
+    }
+
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    pub fn dims(&self) -> usize {
+        self.dims
+    }
+
+    /// Points in the graph, including those of superseded versions.
+    pub fn points(&self) -> usize {
+        self.points
+    }
+
+    /// Largest vid inserted.
+    pub fn max_vid(&self) -> i64 {
+        self.max_vid
+    }
+
+    /// Adds one vector.
+    pub fn insert(&mut self, vid: i64, vector: &[f32]) {
+        debug_assert_eq!(vector.len(), self.dims);
+        self.hnsw.insert((vector, vid as usize));
+        self.max_vid = self.max_vid.max(vid);
+        self.points += 1;
+    }
+
+    /// Adds many vectors, using every core hnsw_rs may use.
+    pub fn insert_many(&mut self, items: &[(i64, Vec<f32>)]) {
+        let refs: Vec<(&Vec<f32>, usize)> = items.iter().map(|(vid, v)| (v, *vid as usize)).collect();
+        self.hnsw.parallel_insert(&refs);
+        for (vid, _) in items {
+            self.max_vid = self.max_vid.max(*vid);
+        }
+        self.points += items.len();
+    }
+
+    /// The `k` nearest points to `query`: `(vid, cosine)`, best first.
+    pub fn search(&self, query: &[f32], k: usize) -> Vec<(i64, f32)> {
+        if self.points == 0 || k == 0 {
+            return Vec::new();
+        }
+        let ef = (k * 2).max(64);
+        self.hnsw.search(query, k, ef).into_iter().map(|n| (n.d_id as i64, 1.0 - n.distance)).collect()
+    }
+
+    /// The directory an index of the store at `db` lives in.
+    pub fn dir_for(db: &Path) -> PathBuf {
+        let mut name = db.file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        name.push(".vectors");
+        db.with_file_name(name)
+    }
+
+    /// Saves the graph (to a temporary directory, then renamed over the old one).
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let tmp = dir.with_extension("vectors.tmp");
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).map_err(|e| io_err(format!("{}: {e}", tmp.display())))?;
+        if self.points > 0 {
+            self.hnsw.file_dump(&tmp, BASENAME).map_err(|e| io_err(format!("saving: {e}")))?;
+        }
+        let meta = Meta { model: self.model.clone(), dims: self.dims, max_vid: self.max_vid, points: self.points };
+        std::fs::write(tmp.join("meta.json"), serde_json::to_vec(&meta)?).map_err(|e| io_err(e.to_string()))?;
+        let _ = std::fs::remove_dir_all(dir);
+        std::fs::rename(&tmp, dir).map_err(|e| io_err(format!("{}: {e}", dir.display())))?;
+        Ok(())
+    }
+
+    /// Loads a saved graph of `model`'s vectors; `None` when absent, unreadable, or made
+    /// by another model (the caller rebuilds from SQLite).
+    pub fn load(dir: &Path, model: &str, dims: usize) -> Option<Self> {
+        let meta: Meta = serde_json::from_slice(&std::fs::read(dir.join("meta.json")).ok()?).ok()?;
+        if meta.model != model || meta.dims != dims {
+            return None;
+        }
+        if meta.points == 0 {
+            let mut empty = VectorIndex::new(model, dims, 1_000);
+            empty.max_vid = meta.max_vid;
+            return Some(empty);
+        }
+        // hnsw_rs ties a loaded graph to its reader's lifetime; the store keeps the index
+        // for as long as it is open, so the small reader is leaked once per load.
+        let reader: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(dir, BASENAME)));
+        let hnsw: Hnsw<'static, f32, DistDot> = reader.load_hnsw().ok()?;
+        if hnsw.get_nb_point() != meta.points {
+            return None;
+        }
+        Some(VectorIndex { hnsw, model: model.to_string(), dims, max_vid: meta.max_vid, points: meta.points })
+    }
+}
+
+/// f32 little-endian bytes, as vectors are stored in SQLite.
+pub fn to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The reverse of [`to_blob`].
+pub fn from_blob(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn unit(seed: u32, dims: usize) -> Vec<f32> {
+        let mut x = seed.wrapping_mul(2654435761).wrapping_add(1);
+        let mut v: Vec<f32> = (0..dims)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                (x as f32 / u32::MAX as f32) - 0.5
+            })
+            .collect();
+        let n = v.iter().map(|a| a * a).sum::<f32>().sqrt();
+        v.iter_mut().for_each(|a| *a /= n);
+        v
+    }
+
+    #[test]
+    fn finds_itself_and_survives_save_and_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut idx = VectorIndex::new("m", 32, 100);
+        let items: Vec<(i64, Vec<f32>)> = (1..=300).map(|i| (i, unit(i as u32, 32))).collect();
+        idx.insert_many(&items);
+        idx.insert(301, &unit(301, 32));
+        assert_eq!(idx.search(&unit(42, 32), 1)[0].0, 42);
+        let path = dir.path().join("store.db.vectors");
+        idx.save(&path).unwrap();
+        let back = VectorIndex::load(&path, "m", 32).unwrap();
+        assert_eq!((back.points(), back.max_vid()), (301, 301));
+        let hit = back.search(&unit(301, 32), 3);
+        assert_eq!(hit[0].0, 301);
+        assert!((hit[0].1 - 1.0).abs() < 1e-5);
+        assert!(VectorIndex::load(&path, "other-model", 32).is_none());
+        assert!(VectorIndex::load(&dir.path().join("absent"), "m", 32).is_none());
+    }
+
+    #[test]
+    fn blobs_round_trip() {
+        let v = vec![0.5f32, -1.25, 3.0e-7];
+        assert_eq!(from_blob(&to_blob(&v)), v);
+    }
+}

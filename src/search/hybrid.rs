@@ -1,0 +1,223 @@
+//! One search over everything remembered: candidates from FTS5 (BM25) and the vector
+//! index, ranked by several signals fused with weighted reciprocal rank fusion.
+//!
+//! `RRF(d) = Σ_s w_s / (k + rank_s(d))` over the signals `s` that discriminate for this
+//! query (a signal whose value is the same for every candidate is dropped). Each hit
+//! keeps its per-signal ranks and values, so a score can be explained.
+
+use serde::Serialize;
+
+use crate::model::{JournalEntry, Memory, MemoryState, PersonaMemory};
+
+/// What kind of record to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Kind {
+    Memory,
+    Journal,
+    Persona,
+}
+
+impl Kind {
+    pub(crate) fn column(self) -> &'static str {
+        match self {
+            Kind::Memory => "kv",
+            Kind::Journal => "journal",
+            Kind::Persona => "persona",
+        }
+    }
+}
+
+/// A search request. Unset filters match everything.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    pub text: String,
+    /// Results wanted (default 10).
+    pub limit: usize,
+    /// Only these kinds (empty: all).
+    pub kinds: Vec<Kind>,
+    pub domain: Option<String>,
+    pub facet: Option<String>,
+    /// Only persona memories in these states (others are unaffected).
+    pub states: Vec<MemoryState>,
+    /// Only records whose own time is at or after this (Unix seconds).
+    pub since: Option<f64>,
+    /// ... and before this.
+    pub until: Option<f64>,
+    /// Weights and fusion settings (default: [`Weights::default`]).
+    pub weights: Option<Weights>,
+}
+
+impl SearchQuery {
+    /// A query for `text`, top 10, no filters.
+    pub fn new(text: &str) -> Self {
+        SearchQuery { text: text.to_string(), limit: 10, ..Default::default() }
+    }
+    pub fn limit(mut self, n: usize) -> Self {
+        self.limit = n;
+        self
+    }
+    pub fn kinds(mut self, kinds: &[Kind]) -> Self {
+        self.kinds = kinds.to_vec();
+        self
+    }
+}
+
+/// Signal weights and fusion constants.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Weights {
+    pub vector: f64,
+    pub bm25: f64,
+    /// Seed 003's key x3 / themes x2 / value x1 word matches.
+    pub theme: f64,
+    /// Decay relevance (persona memories).
+    pub relevance: f64,
+    /// Newer memories first.
+    pub recency: f64,
+    /// ACT-R style: used often and lately.
+    pub activation: f64,
+    pub confidence: f64,
+    /// Memories adjacent in time to strong hits (journal order), when the graph is off.
+    pub neighbours: f64,
+    /// RRF smoothing constant; `None`: adaptive (a tenth of the candidates, within 10..60).
+    pub k: Option<f64>,
+    /// Candidates taken from each of FTS5 and the vector index.
+    pub pool: usize,
+}
+
+impl Default for Weights {
+    fn default() -> Self {
+        Weights {
+            vector: 1.0,
+            bm25: 0.8,
+            theme: 0.5,
+            relevance: 0.3,
+            recency: 0.1,
+            activation: 0.2,
+            confidence: 0.2,
+            neighbours: 0.0,
+            k: Some(60.0),
+            pool: 200,
+        }
+    }
+}
+
+/// What a hit is.
+// Hits are few (a page of results); boxing the persona variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Found {
+    Memory(Memory),
+    Journal(JournalEntry),
+    Persona(PersonaMemory),
+}
+
+impl Found {
+    /// The text a person reads.
+    pub fn text(&self) -> String {
+        match self {
+            Found::Memory(m) => format!("{}: {}", m.key, m.value),
+            Found::Journal(j) => j.content.clone(),
+            Found::Persona(p) => format!("{}: {}", p.address(), p.value),
+        }
+    }
+
+    /// The record's own time.
+    pub fn time(&self) -> f64 {
+        match self {
+            Found::Memory(m) => m.created_at,
+            Found::Journal(j) => j.created_at,
+            Found::Persona(p) => p.created_at,
+        }
+    }
+}
+
+/// One signal's part in a hit's score.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Signal {
+    pub name: &'static str,
+    /// The signal's raw value for this hit.
+    pub value: f64,
+    /// 1-based rank among the candidates, when the signal ranked it.
+    pub rank: Option<usize>,
+    pub contribution: f64,
+}
+
+/// One result.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchHit {
+    /// The record's path (its plain d tag).
+    pub path: String,
+    pub found: Found,
+    /// The fused score (higher is better).
+    pub score: f64,
+    /// Every signal that took part, in the order above.
+    pub signals: Vec<Signal>,
+}
+
+/// A candidate with its raw signal values (`None`: the signal says nothing about it).
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    pub path: String,
+    pub found: Found,
+    pub values: [Option<f64>; SIGNALS.len()],
+}
+
+/// Signal names, in the order of [`Candidate::values`].
+pub(crate) const SIGNALS: [&str; 8] =
+    ["vector", "bm25", "theme", "relevance", "recency", "activation", "confidence", "neighbours"];
+
+fn weight_of(w: &Weights, i: usize) -> f64 {
+    [w.vector, w.bm25, w.theme, w.relevance, w.recency, w.activation, w.confidence, w.neighbours][i]
+}
+
+/// Ranks by each discriminating signal and fuses; returns the best `limit`.
+pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize) -> Vec<SearchHit> {
+    let n = cands.len();
+    let k = w.k.unwrap_or_else(|| (n as f64 / 10.0).clamp(10.0, 60.0));
+    let mut ranks: Vec<[Option<usize>; SIGNALS.len()]> = vec![[None; SIGNALS.len()]; n];
+    for (s, _) in SIGNALS.iter().enumerate() {
+        if weight_of(w, s) == 0.0 {
+            continue;
+        }
+        let mut scored: Vec<(usize, f64)> =
+            cands.iter().enumerate().filter_map(|(i, c)| c.values[s].map(|v| (i, v))).collect();
+        let discriminates = scored.windows(2).any(|p| p[0].1 != p[1].1) || (scored.len() == 1 && n > 1);
+        if !discriminates {
+            continue;
+        }
+        scored.sort_by(|a, b| b.1.total_cmp(&a.1));
+        // Equal values share a rank.
+        let mut rank = 0;
+        let mut prev: Option<f64> = None;
+        for (pos, (i, v)) in scored.iter().enumerate() {
+            if prev != Some(*v) {
+                rank = pos + 1;
+                prev = Some(*v);
+            }
+            ranks[*i][s] = Some(rank);
+        }
+    }
+    let mut hits: Vec<SearchHit> = cands
+        .drain(..)
+        .zip(ranks)
+        .map(|(c, r)| {
+            let mut signals = Vec::new();
+            let mut score = 0.0;
+            for s in 0..SIGNALS.len() {
+                if let Some(v) = c.values[s] {
+                    let contribution = r[s].map_or(0.0, |rank| weight_of(w, s) / (k + rank as f64));
+                    score += contribution;
+                    signals.push(Signal { name: SIGNALS[s], value: v, rank: r[s], contribution });
+                }
+            }
+            SearchHit { path: c.path, found: c.found, score, signals }
+        })
+        .collect();
+    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
+    hits.truncate(limit);
+    hits
+}

@@ -1,0 +1,170 @@
+//! Keeping the vector index in step with the records: embedding what changed, in
+//! batches, outside the database lock.
+
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+
+use rusqlite::params;
+
+use super::apply::{embedding_text, text_hash};
+use super::MemoryStore;
+use crate::codec::Payload;
+use crate::error::{Error, Result};
+use crate::index::vectors::{from_blob, to_blob, VectorIndex};
+use crate::index::Embedder;
+
+/// Texts per model call when catching up.
+const EMBED_BATCH: usize = 32;
+
+/// A store's embedder and index.
+pub(crate) struct VectorState {
+    pub embedder: Arc<dyn Embedder>,
+    pub index: RwLock<VectorIndex>,
+    pub dir: PathBuf,
+    /// Points inserted since the index was last saved.
+    pub unsaved: std::sync::atomic::AtomicUsize,
+}
+
+impl VectorState {
+    /// Loads the saved index, or rebuilds it from SQLite; then adds the vectors written
+    /// since it was saved. Vectors of another model are discarded and their records
+    /// queued for embedding.
+    pub(crate) fn open(conn: &rusqlite::Connection, db: &std::path::Path, embedder: Arc<dyn Embedder>) -> Result<Self> {
+        let model = embedder.model_id().to_string();
+        let dims = embedder.dims();
+        conn.execute(
+            "UPDATE records SET needs_vec = 1 WHERE rid IN (SELECT rid FROM vectors WHERE model != ?1)",
+            [&model],
+        )?;
+        conn.execute("DELETE FROM vectors WHERE model != ?1", [&model])?;
+        let dir = VectorIndex::dir_for(db);
+        let count: i64 = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get(0))?;
+        let (mut index, since) = match VectorIndex::load(&dir, &model, dims) {
+            Some(idx) => {
+                let since = idx.max_vid();
+                (idx, since)
+            }
+            None => (VectorIndex::new(&model, dims, count as usize), 0),
+        };
+        let mut stmt = conn.prepare("SELECT vid, vec FROM vectors WHERE vid > ?1 ORDER BY vid")?;
+        let rows = stmt.query_map([since], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+        let mut items = Vec::new();
+        for row in rows {
+            let (vid, blob) = row?;
+            items.push((vid, from_blob(&blob)));
+        }
+        let added = items.len();
+        index.insert_many(&items);
+        let state = VectorState {
+            embedder,
+            index: RwLock::new(index),
+            dir,
+            unsaved: std::sync::atomic::AtomicUsize::new(added),
+        };
+        if added > 0 {
+            state.save()?;
+        }
+        Ok(state)
+    }
+
+    pub(crate) fn save(&self) -> Result<()> {
+        let index = self.index.read().map_err(|_| Error::Task("vector index poisoned".into()))?;
+        index.save(&self.dir)?;
+        self.unsaved.store(0, std::sync::atomic::Ordering::SeqCst);
+        Ok(())
+    }
+}
+
+/// A record waiting for its vector.
+struct Pending {
+    rid: i64,
+    hash: String,
+    text: String,
+}
+
+impl MemoryStore {
+    /// Embeds every record whose text changed since it was last embedded, `EMBED_BATCH`
+    /// at a time, and adds the vectors to the index. Returns how many were embedded.
+    /// Search calls this first, so writes never wait for the model.
+    pub async fn index_pending(&self) -> Result<usize> {
+        let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
+        let mut total = 0;
+        loop {
+            let batch: Vec<Pending> = self
+                .read(|conn, _| {
+                    let mut stmt = conn.prepare(
+                        "SELECT rid, kind, payload FROM records WHERE needs_vec = 1 AND deleted = 0 LIMIT ?1",
+                    )?;
+                    let rows = stmt.query_map([EMBED_BATCH as i64], |r| {
+                        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+                    })?;
+                    let mut out = Vec::new();
+                    for row in rows {
+                        let (rid, kind, json) = row?;
+                        let Some(json) = json else { continue };
+                        let payload = match kind.as_str() {
+                            "kv" => Payload::Kv(serde_json::from_str(&json)?),
+                            "journal" => Payload::Journal(serde_json::from_str(&json)?),
+                            "persona" => Payload::Persona(serde_json::from_str(&json)?),
+                            _ => continue,
+                        };
+                        if let Some(text) = embedding_text(&payload) {
+                            out.push(Pending { rid, hash: text_hash(&text), text });
+                        }
+                    }
+                    Ok(out)
+                })
+                .await?;
+            if batch.is_empty() {
+                return Ok(total);
+            }
+            let embedder = state.embedder.clone();
+            let texts: Vec<String> = batch.iter().map(|p| p.text.clone()).collect();
+            let vectors = tokio::task::spawn_blocking(move || {
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                embedder.embed(&refs)
+            })
+            .await
+            .map_err(|e| Error::Task(e.to_string()))??;
+            let model = state.embedder.model_id().to_string();
+            let stored: Vec<(i64, Vec<f32>)> = self
+                .write(move |tx, _| {
+                    let mut stored = Vec::new();
+                    for (p, v) in batch.iter().zip(vectors) {
+                        // Only if the text is still what was embedded.
+                        let n = tx.execute(
+                            "UPDATE records SET needs_vec = 0 WHERE rid = ?1 AND text_hash = ?2 AND deleted = 0",
+                            params![p.rid, p.hash],
+                        )?;
+                        if n == 0 {
+                            continue;
+                        }
+                        tx.execute("DELETE FROM vectors WHERE rid = ?1", [p.rid])?;
+                        let vid: i64 = tx.query_row(
+                            "INSERT INTO vectors (rid, model, text_hash, vec) VALUES (?1, ?2, ?3, ?4) RETURNING vid",
+                            params![p.rid, model, p.hash, to_blob(&v)],
+                            |r| r.get(0),
+                        )?;
+                        stored.push((vid, v));
+                    }
+                    Ok(stored)
+                })
+                .await?;
+            total += stored.len();
+            let mut index = state.index.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+            if stored.len() > 1 {
+                index.insert_many(&stored);
+            } else {
+                for (vid, v) in &stored {
+                    index.insert(*vid, v);
+                }
+            }
+            state.unsaved.fetch_add(stored.len(), std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+
+    /// Whether semantic search is on (an embedder was given at open).
+    pub fn has_vectors(&self) -> bool {
+        self.inner.vectors.is_some()
+    }
+}
