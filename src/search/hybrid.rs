@@ -67,6 +67,13 @@ impl SearchQuery {
 /// Signal weights and fusion constants.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Weights {
+    /// How well the text matches: `lexical_share * bm25/max + (1 - lexical_share) * cosine`.
+    /// Lexical and dense scores are combined linearly before fusion: over pools of hundreds,
+    /// rank fusion flattens the difference between a near-certain and a middling match
+    /// (docs/locomo-research.md, rows D1-D7).
+    pub matching: f64,
+    /// Share of the lexical score in `matching`.
+    pub lexical_share: f64,
     pub vector: f64,
     pub bm25: f64,
     /// Seed 003's key x3 / themes x2 / value x1 word matches.
@@ -89,8 +96,10 @@ pub struct Weights {
 impl Default for Weights {
     fn default() -> Self {
         Weights {
-            vector: 1.0,
-            bm25: 0.8,
+            matching: 1.0,
+            lexical_share: 0.3,
+            vector: 0.0,
+            bm25: 0.0,
             theme: 0.5,
             relevance: 0.3,
             recency: 0.1,
@@ -98,7 +107,7 @@ impl Default for Weights {
             confidence: 0.2,
             neighbours: 0.0,
             k: Some(60.0),
-            pool: 200,
+            pool: 100,
         }
     }
 }
@@ -167,11 +176,11 @@ pub(crate) struct Candidate {
 }
 
 /// Signal names, in the order of [`Candidate::values`].
-pub(crate) const SIGNALS: [&str; 8] =
-    ["vector", "bm25", "theme", "relevance", "recency", "activation", "confidence", "neighbours"];
+pub(crate) const SIGNALS: [&str; 9] =
+    ["matching", "vector", "bm25", "theme", "relevance", "recency", "activation", "confidence", "neighbours"];
 
 fn weight_of(w: &Weights, i: usize) -> f64 {
-    [w.vector, w.bm25, w.theme, w.relevance, w.recency, w.activation, w.confidence, w.neighbours][i]
+    [w.matching, w.vector, w.bm25, w.theme, w.relevance, w.recency, w.activation, w.confidence, w.neighbours][i]
 }
 
 /// Ranks by each discriminating signal and fuses; returns the best `limit`.

@@ -120,6 +120,7 @@ fn candidates(
         }
     }
     let terms = search::query_terms(&q.text);
+    let best_bm25 = bm25.values().copied().fold(0.0f64, f64::max);
     let mut out = Vec::new();
     for (rid, row) in rows {
         let kind_ok = q.kinds.is_empty() || q.kinds.iter().any(|k| k.column() == row.kind);
@@ -139,6 +140,12 @@ fn candidates(
         let mut values = [None; SIGNALS.len()];
         values[index_of("vector")] = cosine.get(&rid).copied();
         values[index_of("bm25")] = bm25.get(&rid).copied();
+        let lexical = if best_bm25 > 0.0 { bm25.get(&rid).copied().unwrap_or(0.0) / best_bm25 } else { 0.0 };
+        values[index_of("matching")] = Some(match cosine.get(&rid) {
+            Some(cos) => w.lexical_share * lexical + (1.0 - w.lexical_share) * cos,
+            None if query_vec.is_some() => w.lexical_share * lexical,
+            None => lexical,
+        });
         values[index_of("recency")] = Some(t);
         if let Found::Persona(p) = &found {
             if q.domain.as_ref().is_some_and(|d| *d != p.domain) || q.facet.as_ref().is_some_and(|f| *f != p.facet) {
