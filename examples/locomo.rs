@@ -1,7 +1,10 @@
 //! LoCoMo retrieval benchmark (../shared/bench/locomo-dev/README.md), through memstr's
 //! public API and its normal search.
 //!
-//! cargo run --release --example locomo -- FILE... [--json] [--no-vectors]
+//! cargo run --release --example locomo -- FILE... [--json] [--no-vectors] [--set NAME=VALUE]...
+//!
+//! `--set` changes one search weight or constant (see `memstr::search::Weights`), for
+//! ablations: `--set episode=0 --set k=30`.
 //!
 //! Each conversation is its own store; every dialog turn is one journal entry written with
 //! `journal_at` at its session's date (plus its turn index in seconds, to keep order), text
@@ -115,7 +118,19 @@ async fn main() -> memstr::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let json_out = args.iter().any(|a| a == "--json");
     let no_vectors = args.iter().any(|a| a == "--no-vectors");
-    let files: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let mut weights = serde_json::to_value(memstr::search::Weights::default()).expect("weights serialise");
+    let mut it = args.iter();
+    let mut files: Vec<&String> = Vec::new();
+    while let Some(a) = it.next() {
+        if a == "--set" {
+            let kv = it.next().expect("--set NAME=VALUE");
+            let (k, v) = kv.split_once('=').expect("--set NAME=VALUE");
+            weights[k] = serde_json::from_str(v).expect("a JSON value");
+        } else if !a.starts_with("--") {
+            files.push(a);
+        }
+    }
+    let weights: memstr::search::Weights = serde_json::from_value(weights).expect("valid weights");
     if files.is_empty() {
         eprintln!("usage: locomo FILE... [--json] [--no-vectors]");
         std::process::exit(2);
@@ -170,7 +185,9 @@ async fn main() -> memstr::Result<()> {
             }
             let cat = qa["category"].as_u64().unwrap_or(0);
             let q = qa["question"].as_str().unwrap_or("");
-            let hits = store.search(SearchQuery::new(q).limit(20).kinds(&[Kind::Journal])).await?;
+            let mut sq = SearchQuery::new(q).limit(20).kinds(&[Kind::Journal]);
+            sq.weights = Some(weights.clone());
+            let hits = store.search(sq).await?;
             let ranked: Vec<String> = hits
                 .iter()
                 .filter_map(|h| match &h.found {

@@ -5,7 +5,7 @@
 //! query (a signal whose value is the same for every candidate is dropped). Each hit
 //! keeps its per-signal ranks and values, so a score can be explained.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::{JournalEntry, Memory, MemoryState, PersonaMemory};
 
@@ -65,7 +65,8 @@ impl SearchQuery {
 }
 
 /// Signal weights and fusion constants.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Weights {
     /// How well the text matches: `lexical_share * bm25/max + (1 - lexical_share) * cosine`.
     /// Lexical and dense scores are combined linearly before fusion: over pools of hundreds,
@@ -85,8 +86,14 @@ pub struct Weights {
     /// ACT-R style: used often and lately.
     pub activation: f64,
     pub confidence: f64,
-    /// Memories adjacent in time to strong hits (journal order), when the graph is off.
-    pub neighbours: f64,
+    /// The best match among journal entries written within `episode_window` of this one:
+    /// an entry of the same episode as a strong hit is likely relevant too (spreading
+    /// activation along temporal edges).
+    pub episode: f64,
+    /// Half-width of an episode, in seconds.
+    pub episode_window: f64,
+    /// Strong hits whose episodes are added to the candidates.
+    pub episode_seeds: usize,
     /// RRF smoothing constant; `None`: adaptive (a tenth of the candidates, within 10..60).
     pub k: Option<f64>,
     /// Candidates taken from each of FTS5 and the vector index.
@@ -105,7 +112,9 @@ impl Default for Weights {
             recency: 0.1,
             activation: 0.2,
             confidence: 0.2,
-            neighbours: 0.0,
+            episode: 0.5,
+            episode_window: 3600.0,
+            episode_seeds: 10,
             k: Some(60.0),
             pool: 100,
         }
@@ -177,10 +186,10 @@ pub(crate) struct Candidate {
 
 /// Signal names, in the order of [`Candidate::values`].
 pub(crate) const SIGNALS: [&str; 9] =
-    ["matching", "vector", "bm25", "theme", "relevance", "recency", "activation", "confidence", "neighbours"];
+    ["matching", "vector", "bm25", "theme", "relevance", "recency", "activation", "confidence", "episode"];
 
 fn weight_of(w: &Weights, i: usize) -> f64 {
-    [w.matching, w.vector, w.bm25, w.theme, w.relevance, w.recency, w.activation, w.confidence, w.neighbours][i]
+    [w.matching, w.vector, w.bm25, w.theme, w.relevance, w.recency, w.activation, w.confidence, w.episode][i]
 }
 
 /// Ranks by each discriminating signal and fuses; returns the best `limit`.

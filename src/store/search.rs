@@ -1,7 +1,7 @@
 //! Running a [`SearchQuery`]: candidates from FTS5 and the vector index, signal values
 //! per candidate, then [`crate::search::hybrid::fuse`].
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use rusqlite::Connection;
 
@@ -61,6 +61,39 @@ struct Row {
     kind: String,
     path: String,
     payload: String,
+    ts: f64,
+}
+
+fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTreeMap<i64, Row>) -> Result<()> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT kind, path, payload, coalesce(ts, 0) FROM records WHERE rid = ?1 AND deleted = 0 AND payload IS NOT NULL",
+    )?;
+    for rid in rids {
+        if rows.contains_key(&rid) {
+            continue;
+        }
+        if let Ok(row) =
+            stmt.query_row([rid], |r| Ok(Row { kind: r.get(0)?, path: r.get(1)?, payload: r.get(2)?, ts: r.get(3)? }))
+        {
+            rows.insert(rid, row);
+        }
+    }
+    Ok(())
+}
+
+/// Exact cosine for candidates the vector index did not return.
+fn fill_cosine(conn: &Connection, qv: &[f32], rids: &[i64], cosine: &mut BTreeMap<i64, f64>) -> Result<()> {
+    let mut stmt = conn.prepare_cached("SELECT vec FROM vectors WHERE rid = ?1")?;
+    for rid in rids {
+        if cosine.contains_key(rid) {
+            continue;
+        }
+        if let Ok(blob) = stmt.query_row([rid], |r| r.get::<_, Vec<u8>>(0)) {
+            let v = crate::index::vectors::from_blob(&blob);
+            cosine.insert(*rid, v.iter().zip(qv).map(|(a, b)| (a * b) as f64).sum());
+        }
+    }
+    Ok(())
 }
 
 fn candidates(
@@ -71,9 +104,10 @@ fn candidates(
     query_vec: Option<&[f32]>,
     now: f64,
 ) -> Result<Vec<Candidate>> {
+    let fts_expr = search::fts_any(&search::content_terms(&q.text));
     let mut bm25: BTreeMap<i64, f64> = BTreeMap::new();
-    if let Some(expr) = search::fts_any(&search::content_terms(&q.text)) {
-        let mut stmt = conn.prepare(
+    if let Some(expr) = &fts_expr {
+        let mut stmt = conn.prepare_cached(
             "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?1 ORDER BY bm25(records_fts) LIMIT ?2",
         )?;
         for row in
@@ -95,32 +129,74 @@ fn candidates(
             }
         }
     }
-    let rids: BTreeSet<i64> = bm25.keys().chain(cosine.keys()).copied().collect();
     let mut rows: BTreeMap<i64, Row> = BTreeMap::new();
-    {
-        let mut stmt = conn.prepare_cached(
-            "SELECT kind, path, payload FROM records WHERE rid = ?1 AND deleted = 0 AND payload IS NOT NULL",
-        )?;
-        for rid in &rids {
-            if let Ok(row) = stmt.query_row([rid], |r| Ok(Row { kind: r.get(0)?, path: r.get(1)?, payload: r.get(2)? }))
-            {
-                rows.insert(*rid, row);
-            }
-        }
-    }
-    // Candidates found only by words get their vector similarity too.
+    load_rows(conn, bm25.keys().chain(cosine.keys()).copied(), &mut rows)?;
     if let Some(qv) = query_vec {
-        let mut stmt = conn.prepare_cached("SELECT vec FROM vectors WHERE rid = ?1")?;
-        let missing: Vec<i64> = rows.keys().filter(|r| !cosine.contains_key(r)).copied().collect();
-        for rid in missing {
-            if let Ok(blob) = stmt.query_row([rid], |r| r.get::<_, Vec<u8>>(0)) {
-                let v = crate::index::vectors::from_blob(&blob);
-                cosine.insert(rid, v.iter().zip(qv).map(|(a, b)| (a * b) as f64).sum());
+        let rids: Vec<i64> = rows.keys().copied().collect();
+        fill_cosine(conn, qv, &rids, &mut cosine)?;
+    }
+    // Normalise BM25 by the best of the first pool, so later additions compare alike.
+    let best_bm25 = bm25.values().copied().fold(0.0f64, f64::max);
+    let matching = |rid: i64, bm25: &BTreeMap<i64, f64>, cosine: &BTreeMap<i64, f64>| -> f64 {
+        let lexical = if best_bm25 > 0.0 { bm25.get(&rid).copied().unwrap_or(0.0) / best_bm25 } else { 0.0 };
+        match cosine.get(&rid) {
+            Some(cos) => w.lexical_share * lexical + (1.0 - w.lexical_share) * cos,
+            None if query_vec.is_some() => w.lexical_share * lexical,
+            None => lexical,
+        }
+    };
+
+    // Episodes: journal entries near the strongest journal hits join the candidates.
+    if w.episode > 0.0 && w.episode_seeds > 0 {
+        let mut seeds: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|(_, r)| r.kind == "journal")
+            .map(|(rid, r)| (matching(*rid, &bm25, &cosine), r.ts))
+            .collect();
+        seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let mut added = Vec::new();
+        let mut stmt = conn.prepare_cached(
+            "SELECT rid FROM records WHERE kind = 'journal' AND deleted = 0 AND ts BETWEEN ?1 AND ?2 LIMIT 200",
+        )?;
+        for (_, ts) in seeds.iter().take(w.episode_seeds) {
+            for rid in
+                stmt.query_map(rusqlite::params![ts - w.episode_window, ts + w.episode_window], |r| r.get::<_, i64>(0))?
+            {
+                let rid = rid?;
+                if !rows.contains_key(&rid) && !added.contains(&rid) {
+                    added.push(rid);
+                }
+            }
+        }
+        if !added.is_empty() {
+            load_rows(conn, added.iter().copied(), &mut rows)?;
+            if let Some(qv) = query_vec {
+                fill_cosine(conn, qv, &added, &mut cosine)?;
+            }
+            if let Some(expr) = &fts_expr {
+                let list = added.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",");
+                let sql = format!(
+                    "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?1 AND rowid IN ({list})"
+                );
+                let mut stmt = conn.prepare(&sql)?;
+                for row in stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
+                    let (rid, score) = row?;
+                    bm25.insert(rid, -score);
+                }
             }
         }
     }
+
+    let match_of: BTreeMap<i64, f64> = rows.keys().map(|rid| (*rid, matching(*rid, &bm25, &cosine))).collect();
+    let mut journal_times: Vec<(f64, f64)> =
+        rows.iter().filter(|(_, r)| r.kind == "journal").map(|(rid, r)| (r.ts, match_of[rid])).collect();
+    journal_times.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let episode_best = |ts: f64| -> f64 {
+        let lo = journal_times.partition_point(|(t, _)| *t < ts - w.episode_window);
+        journal_times[lo..].iter().take_while(|(t, _)| *t <= ts + w.episode_window).map(|(_, m)| *m).fold(0.0, f64::max)
+    };
+
     let terms = search::query_terms(&q.text);
-    let best_bm25 = bm25.values().copied().fold(0.0f64, f64::max);
     let mut out = Vec::new();
     for (rid, row) in rows {
         let kind_ok = q.kinds.is_empty() || q.kinds.iter().any(|k| k.column() == row.kind);
@@ -138,15 +214,13 @@ fn candidates(
             continue;
         }
         let mut values = [None; SIGNALS.len()];
+        values[index_of("matching")] = Some(match_of[&rid]);
         values[index_of("vector")] = cosine.get(&rid).copied();
         values[index_of("bm25")] = bm25.get(&rid).copied();
-        let lexical = if best_bm25 > 0.0 { bm25.get(&rid).copied().unwrap_or(0.0) / best_bm25 } else { 0.0 };
-        values[index_of("matching")] = Some(match cosine.get(&rid) {
-            Some(cos) => w.lexical_share * lexical + (1.0 - w.lexical_share) * cos,
-            None if query_vec.is_some() => w.lexical_share * lexical,
-            None => lexical,
-        });
         values[index_of("recency")] = Some(t);
+        if row.kind == "journal" {
+            values[index_of("episode")] = Some(episode_best(row.ts));
+        }
         if let Found::Persona(p) = &found {
             if q.domain.as_ref().is_some_and(|d| *d != p.domain) || q.facet.as_ref().is_some_and(|f| *f != p.facet) {
                 continue;
