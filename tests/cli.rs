@@ -942,10 +942,12 @@ fn persona_search_ranks_key_match_above_value_match() {
     assert_eq!(hits[1]["match_score"], 1.0);
     assert_eq!(hits[0]["state"], "active");
     assert_close(&hits[0]["relevance"], 1.0);
-    assert_eq!(
-        st.ok(&["--now", &now, "persona", "search", "coffee"]),
-        "3.000\tpeople/prefs/coffee\tblack, no sugar\n1.000\tpeople/prefs/breakfast\tcoffee and toast\n"
-    );
+    // Text output: one hit per line, best first (the fused score, then the address).
+    let text = st.ok(&["--now", &now, "persona", "search", "coffee"]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].ends_with("\tpeople/prefs/coffee\tblack, no sugar"), "{text}");
+    assert!(lines[1].ends_with("\tpeople/prefs/breakfast\tcoffee and toast"), "{text}");
     let top = st.json(&["--now", &now, "persona", "search", "coffee", "-n", "1"]);
     assert_eq!(top.as_array().unwrap().len(), 1);
     assert_eq!(top[0]["memory"]["key"], "coffee");
@@ -960,8 +962,8 @@ fn persona_search_theme_match_counts_two() {
     st.ok(&["persona", "add", "people", "prefs", "alice", "x", "--theme", "coffee", "--at", &s(T0)]);
     let hits = st.json(&["--now", &s(T0), "persona", "search", "coffee"]);
     assert_eq!(hits[0]["match_score"], 2.0);
-    // Searching is not an access.
-    assert_eq!(st.json(&["persona", "get", "people", "prefs", "alice", "--peek"])["access_count"], 0);
+    // Retrieval strengthens memory: a search hit counts one access.
+    assert_eq!(st.json(&["persona", "get", "people", "prefs", "alice", "--peek"])["access_count"], 1);
 }
 
 #[test]

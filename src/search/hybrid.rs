@@ -47,12 +47,14 @@ pub struct SearchQuery {
     pub until: Option<f64>,
     /// Weights and fusion settings (default: [`Weights::default`]).
     pub weights: Option<Weights>,
+    /// Count each persona hit as an access (the testing effect). On with [`SearchQuery::new`].
+    pub strengthen: bool,
 }
 
 impl SearchQuery {
     /// A query for `text`, top 10, no filters.
     pub fn new(text: &str) -> Self {
-        SearchQuery { text: text.to_string(), limit: 10, ..Default::default() }
+        SearchQuery { text: text.to_string(), limit: 10, strengthen: true, ..Default::default() }
     }
     pub fn limit(mut self, n: usize) -> Self {
         self.limit = n;

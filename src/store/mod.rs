@@ -129,6 +129,8 @@ pub(crate) struct Inner {
     /// The embedder and vector index, when semantic search is on.
     #[cfg(feature = "vectors")]
     pub(crate) vectors: Option<Arc<vectors::VectorState>>,
+    /// Whether "vectors off" was said already.
+    pub(crate) warned_no_vectors: std::sync::atomic::AtomicBool,
     /// Set inside a transaction that changed events; announced after it commits.
     events_changed: std::sync::atomic::AtomicBool,
     /// Counts commits that changed events (live sync pushes on each).
@@ -244,6 +246,7 @@ impl MemoryStore {
                 device,
                 #[cfg(feature = "vectors")]
                 vectors,
+                warned_no_vectors: std::sync::atomic::AtomicBool::new(false),
                 events_changed: std::sync::atomic::AtomicBool::new(false),
                 changes: tokio::sync::watch::channel(0).0,
             }),

@@ -244,26 +244,48 @@ impl MemoryStore {
         self.read(move |conn, _| Ok(self::query(conn, &query)?.into_iter().map(|(_, m)| m).collect())).await
     }
 
-    /// Persona memories by content, best first (seed 003's theme scoring; see
-    /// [`crate::search`]). Forgotten and dissolved memories never appear.
+    /// Persona memories by content, best first: the unified search ([`MemoryStore::search`])
+    /// over persona memories, whose lexical score weighs the key 3, themes 2 and value 1
+    /// (seed 003) and whose signals include seed 003's theme score and current relevance.
+    /// Forgotten and dissolved memories never appear. Hits count as accesses.
     pub async fn persona_search(&self, query: &str, limit: usize) -> Result<Vec<PersonaHit>> {
+        if search::query_terms(query).is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
         let terms = search::query_terms(query);
-        let Some(fts) = search::fts_any(&terms) else { return Ok(Vec::new()) };
-        self.read(move |conn, inner| {
+        let q = search::SearchQuery::new(query).limit(limit).kinds(&[search::Kind::Persona]);
+        let now = self.now();
+        let hits = self.search(q).await?;
+        Ok(hits
+            .into_iter()
+            .filter_map(|h| match h.found {
+                search::Found::Persona(m) => {
+                    let relevance = m.current_relevance(now);
+                    let (match_score, _) = search::theme_score(&terms, &m);
+                    Some(PersonaHit { score: h.score, match_score, relevance, state: m.compute_state(now), memory: m })
+                }
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// Counts one access of each persona memory at `paths` (search hits).
+    pub(crate) async fn strengthen(&self, paths: Vec<String>) -> Result<()> {
+        self.write(move |tx, inner| {
             let now = inner.clock.now();
-            let mut stmt = conn.prepare(
-                "SELECT r.payload FROM records_fts f JOIN records r ON r.rid = f.rowid
-                 WHERE records_fts MATCH ?1 AND r.kind = 'persona' AND r.deleted = 0",
-            )?;
-            let rows = stmt.query_map([fts], |r| r.get::<_, String>(0))?;
-            let mut hits = Vec::new();
-            for json in rows {
-                let m: PersonaMemory = serde_json::from_str(&json?)?;
-                hits.extend(search::score_persona(&terms, m, now));
+            for path in &paths {
+                let row: Option<(i64, String)> = tx
+                    .query_row(
+                        "SELECT rid, payload FROM records WHERE path = ?1 AND kind = 'persona' AND deleted = 0",
+                        [path],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )
+                    .ok();
+                if let Some((rid, json)) = row {
+                    touch(tx, inner, rid, &serde_json::from_str(&json)?, now)?;
+                }
             }
-            search::rank(&mut hits);
-            hits.truncate(limit);
-            Ok(hits)
+            Ok(())
         })
         .await
     }

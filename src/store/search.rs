@@ -13,6 +13,10 @@ use crate::search::{self, Found, SearchHit, SearchQuery, Weights};
 
 const DAY: f64 = 86_400.0;
 
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
 fn index_of(name: &str) -> usize {
     SIGNALS.iter().position(|s| *s == name).expect("a known signal")
 }
@@ -22,18 +26,35 @@ impl MemoryStore {
     /// [`crate::search::hybrid`]). Records written since the last search are embedded
     /// first. Forgotten and dissolved persona memories are left out unless `states` asks
     /// for them.
+    ///
+    /// Retrieval strengthens memory (the testing effect): persona memories returned count
+    /// an access, recorded locally and signed in batches ([`MemoryStore::flush_accesses`]),
+    /// so searching never floods relays. `SearchQuery::strengthen = false` turns it off.
     pub async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
         let weights = query.weights.clone().unwrap_or_default();
         let limit = if query.limit == 0 { 10 } else { query.limit };
         let vector_hits = self.vector_candidates(&query.text, weights.pool).await?;
+        if vector_hits.is_none() && !self.inner.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            tracing::warn!("vectors off: no embedding model (`memstr model install`); searching with words and lifecycle signals only");
+        }
         let query_vec = vector_hits.as_ref().map(|(v, _)| v.clone());
         let vids: Vec<(i64, f32)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
-        self.read(move |conn, inner| {
-            let now = inner.clock.now();
-            let cands = candidates(conn, &query, &weights, &vids, query_vec.as_deref(), now)?;
-            Ok(fuse(cands, &weights, limit))
-        })
-        .await
+        let strengthen = query.strengthen;
+        let hits = self
+            .read(move |conn, inner| {
+                let now = inner.clock.now();
+                let cands = candidates(conn, &query, &weights, &vids, query_vec.as_deref(), now)?;
+                Ok(fuse(cands, &weights, limit))
+            })
+            .await?;
+        if strengthen {
+            let paths: Vec<String> =
+                hits.iter().filter(|h| matches!(h.found, Found::Persona(_))).map(|h| h.path.clone()).collect();
+            if !paths.is_empty() {
+                self.strengthen(paths).await?;
+            }
+        }
+        Ok(hits)
     }
 
     /// The query's vector and its nearest points `(vid, cosine)`, when vectors are on.
@@ -108,7 +129,7 @@ fn candidates(
     let mut bm25: BTreeMap<i64, f64> = BTreeMap::new();
     if let Some(expr) = &fts_expr {
         let mut stmt = conn.prepare_cached(
-            "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?1 ORDER BY bm25(records_fts) LIMIT ?2",
+            "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1 ORDER BY bm25(records_fts, 3.0, 2.0, 1.0) LIMIT ?2",
         )?;
         for row in
             stmt.query_map(rusqlite::params![expr, w.pool as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))?
@@ -176,7 +197,7 @@ fn candidates(
             if let Some(expr) = &fts_expr {
                 let list = added.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",");
                 let sql = format!(
-                    "SELECT rowid, bm25(records_fts) FROM records_fts WHERE records_fts MATCH ?1 AND rowid IN ({list})"
+                    "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1 AND rowid IN ({list})"
                 );
                 let mut stmt = conn.prepare(&sql)?;
                 for row in stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
@@ -221,6 +242,11 @@ fn candidates(
         if row.kind == "journal" {
             values[index_of("episode")] = Some(episode_best(row.ts));
         }
+        // Flat memories and journal entries do not decay: neutral lifecycle values, so a
+        // signal only persona memories carry cannot favour them by its mere presence.
+        values[index_of("relevance")] = Some(1.0);
+        values[index_of("activation")] = Some(0.0);
+        values[index_of("confidence")] = Some(1.0);
         if let Found::Persona(p) = &found {
             if q.domain.as_ref().is_some_and(|d| *d != p.domain) || q.facet.as_ref().is_some_and(|f| *f != p.facet) {
                 continue;
@@ -237,10 +263,11 @@ fn candidates(
             }
             let (theme, _) = search::theme_score(&terms, p);
             values[index_of("theme")] = (theme > 0.0).then_some(theme);
-            values[index_of("relevance")] = Some(relevance);
+            // Rank fusion would treat a millisecond of decay as a difference: round first.
+            values[index_of("relevance")] = Some(round3(relevance));
             let days = ((now - p.last_accessed) / DAY).max(0.0);
-            values[index_of("activation")] = Some((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln());
-            values[index_of("confidence")] = Some(p.confidence);
+            values[index_of("activation")] = Some(round3((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln()));
+            values[index_of("confidence")] = Some(round3(p.confidence));
         } else if q.domain.is_some() || q.facet.is_some() {
             continue;
         }

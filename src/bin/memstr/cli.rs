@@ -89,6 +89,33 @@ enum Command {
     /// Structured memories: domain / facet / key.
     #[command(subcommand)]
     Persona(PersonaCommand),
+    /// Search everything remembered: meaning, words, and the lifecycle signals.
+    Search {
+        query: String,
+        #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
+        /// Only this kind (repeatable).
+        #[arg(long = "kind", value_name = "memory|journal|persona")]
+        kinds: Vec<KindArg>,
+        /// Only persona memories of this domain.
+        #[arg(long)]
+        domain: Option<String>,
+        /// Only persona memories of this facet.
+        #[arg(long)]
+        facet: Option<String>,
+        /// Only records dated at or after this time (Unix seconds).
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
+        since: Option<f64>,
+        /// Only records dated before this time (Unix seconds).
+        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
+        until: Option<f64>,
+        /// Show each hit's score signal by signal.
+        #[arg(long)]
+        explain: bool,
+        /// Search without the embedding model.
+        #[arg(long)]
+        no_vectors: bool,
+    },
     /// Counts: records, events, outbox, rejected events per reason.
     Stats,
     /// Relays this store syncs with.
@@ -125,6 +152,13 @@ enum Command {
         /// Input file [default: standard input].
         file: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum KindArg {
+    Memory,
+    Journal,
+    Persona,
 }
 
 #[derive(Debug, Subcommand)]
@@ -266,8 +300,24 @@ fn identity(args: &Args) -> Result<Identity> {
     Ok(Identity::load_file(&file, &password(false)?)?)
 }
 
+/// Whether the command searches (and so wants the embedding model).
+fn wants_vectors(args: &Args) -> bool {
+    match &args.command {
+        Command::Search { no_vectors, .. } => !no_vectors,
+        Command::Persona(PersonaCommand::Search { .. }) => true,
+        _ => false,
+    }
+}
+
 async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
     let mut options = StoreOptions::default();
+    if wants_vectors(args) {
+        match memstr::index::OnnxEmbedder::from_cache() {
+            Ok(e) => options = options.embedder(Arc::new(e)),
+            // The store says once that vectors are off; say why here.
+            Err(e) => eprintln!("memstr: no embedding model ({e})"),
+        }
+    }
     if let Some(now) = args.now {
         options = options.clock(Arc::new(ManualClock::new(now)));
     }
@@ -338,6 +388,22 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Journal { text, at } => out.event_id(&store.journal_at(text, at.unwrap_or(now)).await?),
         Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
         Command::Stats => out.stats(&store.stats().await?),
+        Command::Search { query, limit, kinds, domain, facet, since, until, explain, .. } => {
+            let mut q = memstr::SearchQuery::new(query).limit(*limit as usize);
+            q.kinds = kinds
+                .iter()
+                .map(|k| match k {
+                    KindArg::Memory => memstr::search::Kind::Memory,
+                    KindArg::Journal => memstr::search::Kind::Journal,
+                    KindArg::Persona => memstr::search::Kind::Persona,
+                })
+                .collect();
+            q.domain = domain.clone();
+            q.facet = facet.clone();
+            q.since = *since;
+            q.until = *until;
+            out.search(&store.search(q).await?, *explain);
+        }
         Command::Export { output, .. } => {
             let events = store.export_events().await?;
             let mut text = String::new();

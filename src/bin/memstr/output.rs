@@ -187,6 +187,28 @@ impl Out {
         }
     }
 
+    pub fn search(&self, hits: &[memstr::SearchHit], explain: bool) {
+        if self.json {
+            print_json(&json!(hits));
+            return;
+        }
+        for h in hits {
+            let kind = match &h.found {
+                memstr::Found::Memory(_) => "memory",
+                memstr::Found::Journal(_) => "journal",
+                memstr::Found::Persona(_) => "persona",
+                _ => "other",
+            };
+            println!("{:.4}\t{kind}\t{}\t{}", h.score, time(h.found.time()), h.found.text());
+            if explain {
+                for sig in &h.signals {
+                    let rank = sig.rank.map(|r| format!("rank {r}")).unwrap_or_else(|| "unranked".into());
+                    println!("    {:<11} {:>12.4}  {:<10} +{:.4}", sig.name, sig.value, rank, sig.contribution);
+                }
+            }
+        }
+    }
+
     pub fn names(&self, names: &[String]) {
         if self.json {
             print_json(&json!(names));

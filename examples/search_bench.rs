@@ -1,0 +1,986 @@
+//! Search performance at 1k, 10k and 100k memories: hybrid search latency with and without
+//! the query's embedding, the floors under it (raw FTS5, brute-force cosine), ingest rate
+//! with batched embedding, time to open an existing store, and peak RSS, in one run.
+//!
+//! ```text
+//! cargo run --release --example search_bench -- [--sizes 1000,10000,100000] [--queries 200]
+//!     [--dir PATH] [--reuse]
+//! ```
+//!
+//! Needs the embedding model (`memstr model install` or `bash scripts/models/fetch.sh`).
+//! `--dir` keeps the stores (default: a temporary directory, removed at the end);
+//! `--reuse` skips building a size whose store is already in `--dir` (its ingest columns
+//! are then empty).
+//!
+//! Each size runs in two fresh processes (this program re-executes itself with a hidden
+//! `--child` flag), so each peak RSS (VmHWM in /proc/self/status) belongs to one job:
+//!
+//! 1. build: N journal entries of generated sentences (8 to 25 words: names, places,
+//!    objects, dates, projects, from word lists and 16 templates), written one by one with
+//!    `journal_at` under a `ManualClock` (gaps of 5 to 95 minutes), then `index_pending()`
+//!    embeds them all in memstr's batches, then `close()` saves the vector index.
+//!    Peak RSS of this process: writing, embedding and building the HNSW graph.
+//! 2. measure: loads the model, then opens the store three times (each: `MemoryStore::open`,
+//!    `index_pending()` which must return 0, the first search), keeping the last one open;
+//!    runs `--queries` searches without query embedding, then the same with it; reads the
+//!    peak RSS (the "serving" number: model + open store + searches); then the floors:
+//!    the same queries as a raw FTS5 query through rusqlite on the store file, and as a
+//!    brute-force cosine scan over the stored vectors (loaded once into memory; only the
+//!    scan and top 10 are timed). Last, the steps of opening are timed one by one.
+//!
+//! "Without query embedding" means search's cost minus the model call: the store's
+//! embedder wraps the real model and, in that pass, answers a query text from vectors the
+//! same model computed beforehand; documents always go to the real model. "With" sends
+//! the query to the model as well. Queries come from the same sentence generator with
+//! another seed, are distinct, and are never identical to a stored text.
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Instant;
+
+use memstr::index::vectors::{from_blob, VectorIndex};
+use memstr::index::{Embedder, OnnxEmbedder};
+use memstr::search::{content_terms, fts_any, SearchQuery};
+use memstr::{Identity, ManualClock, MemoryStore, StoreOptions};
+
+type BoxResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+/// Targets from the issue, at 100k memories.
+const TARGET_SEARCH_P50_MS: f64 = 10.0;
+const TARGET_OPEN_S: f64 = 1.0;
+const TARGET_RSS_MB: f64 = 500.0;
+/// Warm-up searches before each timed pass (extra queries, not counted).
+const WARMUP: usize = 10;
+/// 2023-01-01T00:00:00Z: the first journal entry.
+const START_TS: f64 = 1_672_531_200.0;
+
+// ---------------------------------------------------------------------------------------
+// Sentences
+
+/// splitmix64: small, deterministic, good enough for picking words.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    /// One of the `|`-separated items of `list`.
+    fn pick(&mut self, list: &'static str) -> &'static str {
+        let n = list.matches('|').count() + 1;
+        list.split('|').nth(self.below(n)).unwrap_or(list)
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+const NAMES: &str = "Alice|Bob|Carmen|Dmitri|Elena|Farid|Grace|Hiroshi|Ines|Jamal|Kofi|Lena|Mateo|Nadia|Oscar|Priya|\
+    Quentin|Rosa|Sven|Tariq|Uma|Victor|Wen|Ximena|Yusuf|Zoe|Amara|Bjorn|Chiara|Diego|Esther|Felix|Gita|\
+    Hugo|Isla|Jonas|Keiko|Liam|Mira|Noah|Olga|Pablo|Rania|Samir|Tessa|Ulrich|Vera|Wiktor|Yara|Zeynep|\
+    Mom|Dad|Grandma|my manager|the landlord|the dentist|my sister|my neighbour|the plumber|Coach Rivera";
+const RELATIONS: &str =
+    "daughter|son|partner|brother|sister|mother|father|cousin|best friend|roommate|boss|grandfather|\
+    niece|nephew|colleague";
+const PLACES: &str = "the office|the gym|the library|the farmers market|the airport|the cafe on Main Street|\
+    the train station|the park|the hospital|the hardware store|the bakery|the lake house|\
+    the conference center|the school|the museum|the garage|the clinic|the beach|the ski lodge|\
+    the coworking space|the pharmacy|the post office|the community garden|the swimming pool|\
+    the bookshop|the climbing wall|the vet|the city hall|the night market|the repair shop";
+const CITIES: &str =
+    "Lisbon|Berlin|Nairobi|Osaka|Toronto|Austin|Bogota|Krakow|Melbourne|Oslo|Seoul|Cairo|Denver|Dublin|\
+    Hanoi|Lima|Madrid|Mumbai|Prague|Quebec|Reykjavik|Santiago|Tbilisi|Vienna|Zurich|Chicago|Athens|\
+    Jakarta|Marseille|Porto|Accra|Helsinki";
+const OBJECTS: &str =
+    "laptop|bicycle|passport|umbrella|blue notebook|spare key|tax return|birthday cake|guitar|camera|\
+    winter coat|running shoes|coffee grinder|lease agreement|insurance form|car battery|garden hose|\
+    phone charger|concert tickets|library book|hiking boots|printer|wifi router|kitchen scale|yoga mat|\
+    watercolor set|backpack|headphones|sourdough starter|desk lamp|electric kettle|tent|sewing machine|\
+    drill|bookshelf|microwave|smoke detector|dishwasher|office chair|monitor|keyboard|suitcase|\
+    wedding invitation|medical records|vaccination card|house plant|fish tank|snow shovel|toolbox|\
+    baby stroller";
+const VERBS: &str =
+    "bought|lost|found|borrowed|returned|fixed|broke|sold|ordered|repaired|painted|cleaned|packed|forgot|\
+    shipped|replaced|wrapped|misplaced|recommended|reviewed|measured|assembled|inspected|donated|rented";
+const FOODS: &str =
+    "spicy ramen|oat milk lattes|dark chocolate|pineapple pizza|green tea|lentil soup|sushi|black coffee|\
+    mango sticky rice|falafel|cheesecake|kimchi|peanut butter|sparkling water|blue cheese|pho|\
+    tacos al pastor|croissants|paella|dumplings|grilled salmon|banana bread";
+const ALLERGENS: &str = "peanuts|shellfish|gluten|lactose|cats|pollen|penicillin|soy|eggs";
+const FEELINGS: &str =
+    "excited|anxious|relieved|frustrated|tired|grateful|confused|proud|nervous|happy|overwhelmed|hopeful|\
+    annoyed|calm";
+const TOPICS: &str = "the budget|the deadline|hiring|the roadmap|the contract|holiday plans|the move|the vet bill|\
+    the school play|the server outage|pricing|the new policy|vacation days|the lease|the refactor|\
+    the mortgage|the reunion|the garden fence|the insurance claim|the team offsite|the tax deadline";
+const PROJECTS: &str = "billing migration|mobile app|search service|quarterly report|data pipeline|website redesign|\
+    onboarding flow|grant proposal|kitchen renovation|wedding plan|thesis draft|podcast episode|\
+    garden plot|budget spreadsheet|customer survey|analytics dashboard|fundraiser|book club";
+const COMPONENTS: &str = "database|cache|load balancer|build server|payment gateway|message queue|DNS resolver|disk|\
+    TLS certificate|cron job|backup script|search index";
+const RESOURCES: &str = "memory|disk space|file handles|connections|CPU credits|quota";
+const HOBBIES: &str = "bouldering|chess|salsa dancing|birdwatching|pottery|marathon training|baking bread|\
+    learning Japanese|woodworking|photography|sailing|knitting|playing the cello|beekeeping";
+const BOOKS: &str =
+    "The Overstory|Dune|Middlemarch|Project Hail Mary|Thinking Fast and Slow|The Left Hand of Darkness|\
+    Educated|Piranesi|Sapiens|The Remains of the Day|Klara and the Sun|The Name of the Rose";
+const SUBJECTS: &str = "octopuses|volcanoes|the moon landing|deep sea vents|ancient Rome|jazz in Harlem|coral reefs|\
+    the printing press|honey bees|glaciers|the silk road|black holes";
+const WEEKDAYS: &str = "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday";
+const MONTHS: &str = "January|February|March|April|May|June|July|August|September|October|November|December";
+const WHEN: &str = "yesterday|this morning|last night|last weekend|on Sunday afternoon|two weeks ago|earlier today|\
+    before lunch|after the standup|during the storm|over the holidays|last month";
+const TIMES: &str = "9 am|10:30|noon|2 pm|3:15 pm|5 pm|7 in the evening|8:45";
+const EVENTS: &str = "a wedding|a job interview|the conference|a funeral|a family reunion|a marathon|a product launch|\
+    a medical appointment|the graduation|a concert";
+const CONTAINERS: &str = "top drawer|blue folder|glovebox|kitchen cabinet|shoebox|email archive";
+const TAILS: &str = ", which took longer than expected|, and it cost more than planned|, according to the email|\
+    , even though it was raining|, so follow up next week|, and nobody was surprised|, worth remembering for next time";
+
+fn date(r: &mut Rng) -> String {
+    match r.below(3) {
+        0 => format!("{} {}", r.pick(MONTHS), 1 + r.below(28)),
+        1 => format!("next {}", r.pick(WEEKDAYS)),
+        _ => format!("{} {}", r.pick(MONTHS), 2019 + r.below(7)),
+    }
+}
+
+fn other(r: &mut Rng, list: &'static str, not: &str) -> &'static str {
+    loop {
+        let x = r.pick(list);
+        if x != not {
+            return x;
+        }
+    }
+}
+
+/// One sentence of 8 to 25 words.
+fn sentence(r: &mut Rng) -> String {
+    loop {
+        let n = r.pick(NAMES);
+        let mut s = match r.below(16) {
+            0 => format!("{n} {} the {} at {} {}", r.pick(VERBS), r.pick(OBJECTS), r.pick(PLACES), r.pick(WHEN)),
+            1 => {
+                let f = r.pick(FOODS);
+                let g = other(r, FOODS, f);
+                format!("{n} said they prefer {f} over {g} and are allergic to {}", r.pick(ALLERGENS))
+            }
+            2 => {
+                let m = other(r, NAMES, n);
+                format!(
+                    "Meeting with {n} and {m} about {} for the {} moved to {} at {}",
+                    r.pick(TOPICS),
+                    r.pick(PROJECTS),
+                    r.pick(WEEKDAYS),
+                    r.pick(TIMES)
+                )
+            }
+            3 => {
+                let c = r.pick(CITIES);
+                let d = other(r, CITIES, c);
+                format!("{n} is flying from {c} to {d} on {} for {}", date(r), r.pick(EVENTS))
+            }
+            4 => format!(
+                "The {} deploy failed {} because the {} ran out of {}; {n} rolled it back",
+                r.pick(PROJECTS),
+                r.pick(WHEN),
+                r.pick(COMPONENTS),
+                r.pick(RESOURCES)
+            ),
+            5 => format!("I felt {} after talking to {n} about {} {}", r.pick(FEELINGS), r.pick(TOPICS), r.pick(WHEN)),
+            6 => format!(
+                "{n} recommended {} while we were having {} in {}",
+                r.pick(BOOKS),
+                r.pick(FOODS),
+                r.pick(CITIES)
+            ),
+            7 => format!(
+                "Remember that {n}'s {} has a birthday on {} and loves {}",
+                r.pick(RELATIONS),
+                date(r),
+                r.pick(HOBBIES)
+            ),
+            8 => format!(
+                "{n} started {} {} and practices at {} every {}",
+                r.pick(HOBBIES),
+                r.pick(WHEN),
+                r.pick(PLACES),
+                r.pick(WEEKDAYS)
+            ),
+            9 => format!(
+                "Paid {} dollars for the {} at {}; the receipt is in the {}",
+                5 + r.below(995),
+                r.pick(OBJECTS),
+                r.pick(PLACES),
+                r.pick(CONTAINERS)
+            ),
+            10 => format!(
+                "The {} alert fired {} times {}, so {n} opened a ticket for the {}",
+                r.pick(COMPONENTS),
+                2 + r.below(40),
+                r.pick(WHEN),
+                r.pick(PROJECTS)
+            ),
+            11 => format!(
+                "{n} asked me to pick up the {} from {} before {} at {}",
+                r.pick(OBJECTS),
+                r.pick(PLACES),
+                r.pick(WEEKDAYS),
+                r.pick(TIMES)
+            ),
+            12 => format!(
+                "Note to self: call {n} about the {} and {} after the trip to {}",
+                r.pick(OBJECTS),
+                r.pick(TOPICS),
+                r.pick(CITIES)
+            ),
+            13 => format!(
+                "{n} and I watched a documentary about {} at {} {}",
+                r.pick(SUBJECTS),
+                r.pick(PLACES),
+                r.pick(WHEN)
+            ),
+            14 => format!(
+                "{n} moved to {} in {} and now works on the {} with my {}",
+                r.pick(CITIES),
+                date(r),
+                r.pick(PROJECTS),
+                r.pick(RELATIONS)
+            ),
+            _ => format!(
+                "Felt {} {} because {n} finished the {} before {}",
+                r.pick(FEELINGS),
+                r.pick(WHEN),
+                r.pick(PROJECTS),
+                r.pick(TOPICS)
+            ),
+        };
+        if r.chance(0.4) {
+            s.push_str(r.pick(TAILS));
+        }
+        if r.chance(0.25) {
+            let m = r.pick(NAMES);
+            s.push_str(&format!(" and {m} joined later"));
+        }
+        s.push('.');
+        let mut chars = s.chars();
+        let first = chars.next().map(|c| c.to_uppercase().collect::<String>()).unwrap_or_default();
+        let s = first + chars.as_str();
+        let words = s.split_whitespace().count();
+        if (8..=25).contains(&words) {
+            return s;
+        }
+    }
+}
+
+/// The stored texts: `n` sentences with their timestamps (seed 1).
+fn corpus(n: usize) -> Vec<(String, f64)> {
+    let mut r = Rng(1);
+    let mut ts = START_TS;
+    (0..n)
+        .map(|_| {
+            ts += 300.0 + r.below(5400) as f64;
+            (sentence(&mut r), ts)
+        })
+        .collect()
+}
+
+/// `n` distinct query texts (seed 2), none identical to a stored text.
+fn queries(n: usize, stored: &HashSet<&str>) -> Vec<String> {
+    let mut r = Rng(2);
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    while out.len() < n {
+        let q = sentence(&mut r);
+        if !stored.contains(q.as_str()) && seen.insert(q.clone()) {
+            out.push(q);
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------
+// The embedder wrapper
+
+/// The real model for documents; for queries, vectors computed beforehand by the same
+/// model when `cached` is on (the "without query embedding" pass).
+struct BenchEmbedder {
+    model: Arc<OnnxEmbedder>,
+    known: RwLock<HashMap<String, Vec<f32>>>,
+    cached: AtomicBool,
+    model_nanos: AtomicU64,
+    model_texts: AtomicU64,
+    cache_hits: AtomicU64,
+    /// Print progress to stderr every this many texts (0: never).
+    progress: u64,
+}
+
+impl BenchEmbedder {
+    fn new(model: Arc<OnnxEmbedder>, progress: u64) -> Self {
+        BenchEmbedder {
+            model,
+            known: RwLock::new(HashMap::new()),
+            cached: AtomicBool::new(false),
+            model_nanos: AtomicU64::new(0),
+            model_texts: AtomicU64::new(0),
+            cache_hits: AtomicU64::new(0),
+            progress,
+        }
+    }
+}
+
+impl Embedder for BenchEmbedder {
+    fn model_id(&self) -> &str {
+        self.model.model_id()
+    }
+    fn dims(&self) -> usize {
+        self.model.dims()
+    }
+    fn embed(&self, texts: &[&str]) -> memstr::Result<Vec<Vec<f32>>> {
+        if self.cached.load(Ordering::SeqCst) && texts.len() == 1 {
+            if let Some(v) = self.known.read().unwrap().get(texts[0]) {
+                self.cache_hits.fetch_add(1, Ordering::SeqCst);
+                return Ok(vec![v.clone()]);
+            }
+        }
+        let t = Instant::now();
+        let out = self.model.embed(texts)?;
+        self.model_nanos.fetch_add(t.elapsed().as_nanos() as u64, Ordering::SeqCst);
+        let before = self.model_texts.fetch_add(texts.len() as u64, Ordering::SeqCst);
+        let after = before + texts.len() as u64;
+        if self.progress > 0 && after / self.progress > before / self.progress {
+            eprintln!(
+                "  embedded {after} texts ({:.0} s in the model)",
+                self.model_nanos.load(Ordering::SeqCst) as f64 / 1e9
+            );
+        }
+        Ok(out)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Measuring
+
+fn secs(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64()
+}
+
+/// (p50, p95) in milliseconds, nearest rank.
+fn pcts(samples: &[f64]) -> (f64, f64) {
+    let mut v = samples.to_vec();
+    v.sort_by(f64::total_cmp);
+    let at = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1] * 1000.0;
+    (at(0.50), at(0.95))
+}
+
+fn median(samples: &[f64]) -> f64 {
+    let mut v = samples.to_vec();
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// A field of /proc/self/status in kB.
+fn status_kb(field: &str) -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find(|l| l.starts_with(field))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
+/// User + system CPU seconds of this process (/proc/self/stat fields 14 and 15).
+fn cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: u64 = rest.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<u64>().ok()).sum();
+    ticks as f64 / 100.0
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn dir_bytes(p: &Path) -> u64 {
+    match std::fs::metadata(p) {
+        Ok(m) if m.is_dir() => {
+            std::fs::read_dir(p).map(|d| d.flatten().map(|e| dir_bytes(&e.path())).sum()).unwrap_or(0)
+        }
+        Ok(m) => m.len(),
+        Err(_) => 0,
+    }
+}
+
+/// Emits one result for the parent.
+fn result(key: &str, value: impl std::fmt::Display) {
+    println!("RESULT {key}={value}");
+}
+
+fn load_model() -> BoxResult<(Arc<OnnxEmbedder>, f64)> {
+    let t = Instant::now();
+    let model = OnnxEmbedder::from_cache().map_err(|e| format!("{e} (run `bash scripts/models/fetch.sh`)"))?;
+    Ok((Arc::new(model), secs(t)))
+}
+
+// ---------------------------------------------------------------------------------------
+// Child 1: build
+
+async fn build(n: usize, dir: &Path) -> BoxResult<()> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir)?;
+    result("load_start", loadavg());
+    let (model, _) = load_model()?;
+    let texts = corpus(n);
+    let identity = Identity::generate();
+    std::fs::write(dir.join("key.nsec"), identity.reveal_nsec().as_bytes())?;
+    let emb = Arc::new(BenchEmbedder::new(model, if n >= 10_000 { 5_000 } else { 0 }));
+    let clock = Arc::new(ManualClock::new(START_TS));
+    let opts = StoreOptions::default().clock(clock.clone()).embedder(emb.clone());
+    let store = MemoryStore::open(dir.join("store.db"), identity, opts).await?;
+
+    let words: usize = texts.iter().map(|(s, _)| s.split_whitespace().count()).sum();
+    result("avg_words", format!("{:.1}", words as f64 / n as f64));
+    eprintln!("  build {n}: writing {n} journal entries");
+    let (t, c) = (Instant::now(), cpu_secs());
+    for (i, (text, ts)) in texts.iter().enumerate() {
+        clock.set(*ts);
+        store.journal_at(text, *ts).await?;
+        if n >= 10_000 && (i + 1) % (n / 10) == 0 {
+            eprintln!("  wrote {} ({:.0} s)", i + 1, secs(t));
+        }
+    }
+    let (write_s, write_cpu) = (secs(t), cpu_secs() - c);
+    result("write_s", format!("{write_s:.3}"));
+    result("write_cpu", format!("{write_cpu:.2}"));
+    result("load_after_write", loadavg());
+
+    eprintln!("  build {n}: index_pending()");
+    let (t, c) = (Instant::now(), cpu_secs());
+    let embedded = store.index_pending().await?;
+    let (embed_s, embed_cpu) = (secs(t), cpu_secs() - c);
+    if embedded != n {
+        return Err(format!("index_pending embedded {embedded}, expected {n}").into());
+    }
+    result("embed_s", format!("{embed_s:.3}"));
+    result("embed_cpu", format!("{embed_cpu:.2}"));
+    result("embed_model_s", format!("{:.3}", emb.model_nanos.load(Ordering::SeqCst) as f64 / 1e9));
+    result("embedded", embedded);
+
+    let t = Instant::now();
+    store.close().await?;
+    result("close_s", format!("{:.3}", secs(t)));
+    result("build_hwm_kb", status_kb("VmHWM:"));
+    let db = dir.join("store.db");
+    let sqlite_bytes =
+        ["", "-wal", "-shm"].iter().map(|s| dir_bytes(Path::new(&format!("{}{s}", db.display())))).sum::<u64>();
+    result("db_bytes", sqlite_bytes);
+    result("index_bytes", dir_bytes(&VectorIndex::dir_for(&db)));
+    result("load_end_build", loadavg());
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------
+// Child 2: measure
+
+async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
+    result("load_start_measure", loadavg());
+    let (model, model_load_s) = load_model()?;
+    result("model_load_s", format!("{model_load_s:.3}"));
+    let texts = corpus(n);
+    let stored: HashSet<&str> = texts.iter().map(|(s, _)| s.as_str()).collect();
+    let all_q = queries(nq + WARMUP + 3, &stored);
+    let (warm, rest) = all_q.split_at(WARMUP);
+    let (qs, first_qs) = rest.split_at(nq);
+    let last_ts = texts.last().map_or(START_TS, |t| t.1);
+    drop(stored);
+    drop(texts);
+
+    // The model's own cost per query, and the vectors of the "without" pass.
+    let emb = Arc::new(BenchEmbedder::new(model.clone(), 0));
+    let mut embed_alone = Vec::new();
+    {
+        let mut known = emb.known.write().unwrap();
+        for q in &all_q {
+            let t = Instant::now();
+            let v = model.embed(&[q])?.pop().ok_or("no vector")?;
+            embed_alone.push(secs(t));
+            known.insert(q.clone(), v);
+        }
+    }
+    let (p50, p95) = pcts(&embed_alone[WARMUP..WARMUP + nq]);
+    result("query_embed_p50", format!("{p50:.2}"));
+    result("query_embed_p95", format!("{p95:.2}"));
+    emb.cached.store(true, Ordering::SeqCst);
+
+    // Open three times: open, index_pending (must be 0), first search.
+    let db = dir.join("store.db");
+    let nsec = std::fs::read_to_string(dir.join("key.nsec"))?;
+    let clock = Arc::new(ManualClock::new(last_ts + 86_400.0));
+    let mut opens = Vec::new();
+    let mut firsts = Vec::new();
+    let mut pendings = Vec::new();
+    let mut store = None;
+    for (i, q) in first_qs.iter().enumerate() {
+        if let Some(s) = store.take() {
+            MemoryStore::close(s).await?;
+        }
+        let identity = Identity::from_secret(&nsec)?;
+        let opts = StoreOptions::default().clock(clock.clone()).embedder(emb.clone());
+        let t = Instant::now();
+        let s = MemoryStore::open(&db, identity, opts).await?;
+        opens.push(secs(t));
+        let t = Instant::now();
+        let pending = s.index_pending().await?;
+        pendings.push(secs(t));
+        if pending != 0 {
+            return Err(format!("open {}: index_pending() embedded {pending} after reopen", i + 1).into());
+        }
+        let t = Instant::now();
+        let hits = s.search(SearchQuery::new(q)).await?;
+        firsts.push(secs(t));
+        if hits.is_empty() {
+            return Err("first search after open found nothing".into());
+        }
+        store = Some(s);
+    }
+    let store = store.ok_or("no store")?;
+    result("open_s_all", opens.iter().map(|s| format!("{s:.3}")).collect::<Vec<_>>().join("/"));
+    result("open_s", format!("{:.3}", median(&opens)));
+    result("first_search_ms", format!("{:.2}", median(&firsts) * 1000.0));
+    result("pending_after_open_ms", format!("{:.2}", median(&pendings) * 1000.0));
+    result("pending_after_open", 0);
+
+    // Searches: without query embedding, then with it.
+    let pass = |cached: bool| {
+        let store = store.clone();
+        let emb = emb.clone();
+        async move {
+            emb.cached.store(cached, Ordering::SeqCst);
+            for q in warm {
+                store.search(SearchQuery::new(q)).await?;
+            }
+            let (hits0, model0) = (emb.cache_hits.load(Ordering::SeqCst), emb.model_texts.load(Ordering::SeqCst));
+            let (t0, c0) = (Instant::now(), cpu_secs());
+            let mut lat = Vec::new();
+            let mut found = 0usize;
+            for q in qs {
+                let t = Instant::now();
+                let hits = store.search(SearchQuery::new(q)).await?;
+                lat.push(secs(t));
+                found += hits.len();
+            }
+            let (wall, cpu) = (secs(t0), cpu_secs() - c0);
+            let hits = emb.cache_hits.load(Ordering::SeqCst) - hits0;
+            let model_calls = emb.model_texts.load(Ordering::SeqCst) - model0;
+            Ok::<_, memstr::Error>((lat, found, wall, cpu, hits, model_calls))
+        }
+    };
+    let (lat, found, wall, cpu, hits, calls) = pass(true).await?;
+    if hits as usize != nq || calls != 0 {
+        return Err(format!("without-embedding pass: {hits} cached vectors, {calls} model calls").into());
+    }
+    let (p50, p95) = pcts(&lat);
+    result("search_p50", format!("{p50:.2}"));
+    result("search_p95", format!("{p95:.2}"));
+    result("search_cpu_per_wall", format!("{:.2}", cpu / wall));
+    result("hits_per_query", format!("{:.1}", found as f64 / nq as f64));
+    let (lat, _, wall, cpu, hits, calls) = pass(false).await?;
+    if hits != 0 || calls as usize != nq {
+        return Err(format!("with-embedding pass: {hits} cached vectors, {calls} model calls").into());
+    }
+    let (p50, p95) = pcts(&lat);
+    result("search_embed_p50", format!("{p50:.2}"));
+    result("search_embed_p95", format!("{p95:.2}"));
+    result("search_embed_cpu_per_wall", format!("{:.2}", cpu / wall));
+    result("serve_hwm_kb", status_kb("VmHWM:"));
+    result("serve_rss_kb", status_kb("VmRSS:"));
+    result("load_after_search", loadavg());
+
+    // Floor 1: raw FTS5, the same words memstr's search sends (stop words dropped).
+    let conn = rusqlite::Connection::open(&db)?;
+    let mut stmt =
+        conn.prepare("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1 ORDER BY bm25(records_fts) LIMIT 10")?;
+    let exprs: Vec<String> = all_q.iter().map(|q| fts_any(&content_terms(q)).unwrap_or_default()).collect();
+    for e in &exprs[..WARMUP] {
+        stmt.query_map([e], |r| r.get::<_, i64>(0))?.count();
+    }
+    let mut lat = Vec::new();
+    for e in &exprs[WARMUP..WARMUP + nq] {
+        let t = Instant::now();
+        let rows: Vec<i64> = stmt.query_map([e], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        lat.push(secs(t));
+        std::hint::black_box(rows);
+    }
+    let (p50, p95) = pcts(&lat);
+    result("fts_p50", format!("{p50:.2}"));
+    result("fts_p95", format!("{p95:.2}"));
+    let mut count = conn.prepare("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?1")?;
+    let mut matches = Vec::new();
+    let mut terms = 0usize;
+    for (q, e) in all_q[WARMUP..WARMUP + nq].iter().zip(&exprs[WARMUP..WARMUP + nq]) {
+        matches.push(count.query_row([e], |r| r.get::<_, i64>(0))? as f64);
+        terms += content_terms(q).len();
+    }
+    result("fts_matches_median", format!("{:.0}", median(&matches)));
+    result("fts_terms_mean", format!("{:.1}", terms as f64 / nq as f64));
+    drop(count);
+    drop(stmt);
+
+    // Floor 2: brute-force cosine over every stored vector (unit vectors: dot product).
+    let dims = emb.dims();
+    let mut flat: Vec<f32> = Vec::with_capacity(n * dims);
+    let mut rids: Vec<i64> = Vec::with_capacity(n);
+    {
+        let mut stmt = conn.prepare("SELECT rid, vec FROM vectors ORDER BY vid")?;
+        let mut rows = stmt.query([])?;
+        while let Some(row) = rows.next()? {
+            rids.push(row.get(0)?);
+            flat.extend(from_blob(&row.get::<_, Vec<u8>>(1)?));
+        }
+    }
+    if rids.len() != n {
+        return Err(format!("{} stored vectors, expected {n}", rids.len()).into());
+    }
+    let vectors: Vec<Vec<f32>> = {
+        let known = emb.known.read().unwrap();
+        all_q[..WARMUP + nq].iter().map(|q| known[q].clone()).collect()
+    };
+    let mut lat = Vec::new();
+    for (i, qv) in vectors.iter().enumerate() {
+        let t = Instant::now();
+        let top = brute_top10(&flat, dims, qv);
+        let took = secs(t);
+        std::hint::black_box(top.iter().map(|(_, i)| rids[*i]).sum::<i64>());
+        if i >= WARMUP {
+            lat.push(took);
+        }
+    }
+    let (p50, p95) = pcts(&lat);
+    result("brute_p50", format!("{p50:.2}"));
+    result("brute_p95", format!("{p95:.2}"));
+    drop(flat);
+    drop(conn);
+    MemoryStore::close(store).await?;
+
+    // The steps of opening, one by one (VectorState::open in src/store/vectors.rs), with the
+    // store closed: each statement as the store runs it (they change nothing here, since
+    // every vector is of this model), then loading the saved HNSW graph.
+    let model_id = emb.model_id().to_string();
+    let mut steps: Vec<(&str, Vec<f64>)> = vec![
+        ("sqlite_open_pragmas", vec![]),
+        ("update_needs_vec", vec![]),
+        ("delete_other_model", vec![]),
+        ("count_vectors", vec![]),
+        ("hnsw_load", vec![]),
+    ];
+    for _ in 0..3 {
+        let t = Instant::now();
+        let c = rusqlite::Connection::open(&db)?;
+        c.pragma_update(None, "journal_mode", "WAL")?;
+        c.pragma_update(None, "synchronous", "FULL")?;
+        c.pragma_update(None, "foreign_keys", "ON")?;
+        c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
+        steps[0].1.push(secs(t));
+        let t = Instant::now();
+        c.execute(
+            "UPDATE records SET needs_vec = 1 WHERE rid IN (SELECT rid FROM vectors WHERE model != ?1)",
+            [&model_id],
+        )?;
+        steps[1].1.push(secs(t));
+        let t = Instant::now();
+        c.execute("DELETE FROM vectors WHERE model != ?1", [&model_id])?;
+        steps[2].1.push(secs(t));
+        let t = Instant::now();
+        c.query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0))?;
+        steps[3].1.push(secs(t));
+        drop(c);
+        let t = Instant::now();
+        let idx = VectorIndex::load(&VectorIndex::dir_for(&db), &model_id, dims).ok_or("saved index did not load")?;
+        steps[4].1.push(secs(t));
+        if idx.points() != n {
+            return Err(format!("saved index has {} points, expected {n}", idx.points()).into());
+        }
+    }
+    for (name, v) in &steps {
+        result(&format!("open_step_{name}_ms"), format!("{:.1}", median(v) * 1000.0));
+    }
+    result("load_end", loadavg());
+    Ok(())
+}
+
+/// The 10 largest dot products: (score, row), best first.
+fn brute_top10(flat: &[f32], dims: usize, q: &[f32]) -> Vec<(f32, usize)> {
+    let mut top: Vec<(f32, usize)> = Vec::with_capacity(11);
+    for (i, row) in flat.chunks_exact(dims).enumerate() {
+        let mut acc = [0f32; 8];
+        for (a, b) in row.chunks_exact(8).zip(q.chunks_exact(8)) {
+            for k in 0..8 {
+                acc[k] += a[k] * b[k];
+            }
+        }
+        let mut s: f32 = acc.iter().sum();
+        for k in dims - dims % 8..dims {
+            s += row[k] * q[k];
+        }
+        if top.len() < 10 || s > top[top.len() - 1].0 {
+            let at = top.partition_point(|(v, _)| *v >= s);
+            top.insert(at, (s, i));
+            top.truncate(10);
+        }
+    }
+    top
+}
+
+// ---------------------------------------------------------------------------------------
+// The parent: one build and one measure process per size, then the tables.
+
+struct Args {
+    sizes: Vec<usize>,
+    queries: usize,
+    dir: Option<PathBuf>,
+    reuse: bool,
+    child: Option<String>,
+    size: usize,
+}
+
+fn parse_args() -> BoxResult<Args> {
+    let mut a =
+        Args { sizes: vec![1_000, 10_000, 100_000], queries: 200, dir: None, reuse: false, child: None, size: 0 };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        let mut value = || it.next().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--sizes" => a.sizes = value()?.split(',').map(|s| s.trim().parse()).collect::<Result<_, _>>()?,
+            "--queries" => a.queries = value()?.parse()?,
+            "--dir" => a.dir = Some(PathBuf::from(value()?)),
+            "--reuse" => a.reuse = true,
+            "--child" => a.child = Some(value()?),
+            "--size" => a.size = value()?.parse()?,
+            "-h" | "--help" => {
+                println!("usage: search_bench [--sizes 1000,10000,100000] [--queries 200] [--dir PATH] [--reuse]");
+                std::process::exit(0);
+            }
+            other => return Err(format!("unknown argument {other} (try --help)").into()),
+        }
+    }
+    if a.queries == 0 || a.sizes.is_empty() || a.sizes.contains(&0) {
+        return Err("--queries and every size must be at least 1".into());
+    }
+    Ok(a)
+}
+
+/// Runs this program as a child; returns its RESULT lines.
+fn child(mode: &str, size: usize, queries: usize, dir: &Path) -> BoxResult<HashMap<String, String>> {
+    let me = std::env::current_exe()?;
+    let mut c = Command::new(me)
+        .args(["--child", mode, "--size", &size.to_string(), "--queries", &queries.to_string(), "--dir"])
+        .arg(dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()?;
+    let mut out = HashMap::new();
+    for line in BufReader::new(c.stdout.take().ok_or("no stdout")?).lines() {
+        let line = line?;
+        match line.strip_prefix("RESULT ").and_then(|l| l.split_once('=')) {
+            Some((k, v)) => {
+                out.insert(k.to_string(), v.to_string());
+            }
+            None => println!("{line}"),
+        }
+    }
+    let status = c.wait()?;
+    if !status.success() {
+        return Err(format!("{mode} child for {size} failed: {status}").into());
+    }
+    Ok(out)
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpu
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("?".to_string(), |(_, m)| m.trim().to_string());
+    let cores = cpu.lines().filter(|l| l.starts_with("processor")).count();
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .unwrap_or_default();
+    format!("{cores} cores, {model}, {mem} kB RAM")
+}
+
+fn utc_now() -> String {
+    let s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
+    let (days, rem) = (s.div_euclid(86_400), s.rem_euclid(86_400));
+    // Civil from days (Howard Hinnant).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
+}
+
+fn f(r: &HashMap<String, String>, k: &str) -> Option<f64> {
+    r.get(k).and_then(|v| v.parse().ok())
+}
+
+fn get<'a>(r: &'a HashMap<String, String>, k: &str) -> &'a str {
+    r.get(k).map_or("-", String::as_str)
+}
+
+fn print_table(n: usize, nq: usize, r: &HashMap<String, String>) {
+    let num = |k: &str, d: usize| f(r, k).map_or("-".to_string(), |v| format!("{v:.d$}"));
+    let rate = |s: Option<f64>| s.map_or("-".to_string(), |s| format!("{:.0}/s", n as f64 / s));
+    let mb = |k: &str, per: f64| f(r, k).map_or("-".to_string(), |v| format!("{:.0} MB", v / per));
+    let line = |name: &str, a: String, b: String, note: String| println!("{name:<46} {a:>10} {b:>10}  {note}");
+    println!();
+    println!("== {n} memories ({} words per sentence on average), {nq} queries ==", get(r, "avg_words"));
+    println!(
+        "load (1, 5, 15 min): build {} -> {}, measure {} -> {}",
+        get(r, "load_start"),
+        get(r, "load_end_build"),
+        get(r, "load_start_measure"),
+        get(r, "load_end")
+    );
+    line("search (ms)", "p50".into(), "p95".into(), "notes".into());
+    let lat =
+        |name: &str, k: &str, note: String| line(name, num(&format!("{k}_p50"), 2), num(&format!("{k}_p95"), 2), note);
+    let cpu = |k: &str| format!("CPU/wall {}", get(r, k));
+    lat("hybrid search, without query embedding", "search", cpu("search_cpu_per_wall"));
+    lat("hybrid search, with query embedding", "search_embed", cpu("search_embed_cpu_per_wall"));
+    lat("query embedding alone (model call)", "query_embed", String::new());
+    let matches =
+        format!("{} terms/query, median {} rows match", get(r, "fts_terms_mean"), get(r, "fts_matches_median"));
+    lat("floor: raw FTS5 (bm25, LIMIT 10)", "fts", matches);
+    lat("floor: brute-force cosine, top 10", "brute", format!("{n} x 384 f32, in memory"));
+    line("ingest", "seconds".into(), "rate".into(), String::new());
+    let write_cpu = format!("CPU {} s", get(r, "write_cpu"));
+    line("writes (journal_at, a transaction each)", num("write_s", 1), rate(f(r, "write_s")), write_cpu);
+    let embed = format!("model {} s, CPU {} s", num("embed_model_s", 1), get(r, "embed_cpu"));
+    line("batched embedding (index_pending)", num("embed_s", 1), rate(f(r, "embed_s")), embed);
+    let total = f(r, "write_s").zip(f(r, "embed_s")).map(|(a, b)| a + b);
+    line("total", total.map_or("-".into(), |t| format!("{t:.1}")), rate(total), String::new());
+    line("close (saves the HNSW index)", num("close_s", 2), String::new(), String::new());
+    line("open (ms)", "median".into(), String::new(), "of 3".into());
+    let opens = format!("all {} s; model load {} s, not included", get(r, "open_s_all"), get(r, "model_load_s"));
+    line(
+        "MemoryStore::open, existing store",
+        f(r, "open_s").map_or("-".into(), |s| format!("{:.1}", s * 1000.0)),
+        String::new(),
+        opens,
+    );
+    let pending = format!("returned {} (must be 0)", get(r, "pending_after_open"));
+    line("index_pending() right after open", num("pending_after_open_ms", 2), String::new(), pending);
+    line("first search after open", num("first_search_ms", 2), String::new(), String::new());
+    for (step, k) in [
+        ("  step: SQLite open + pragmas", "sqlite_open_pragmas"),
+        ("  step: UPDATE needs_vec (other model)", "update_needs_vec"),
+        ("  step: DELETE vectors of other models", "delete_other_model"),
+        ("  step: count(*) vectors", "count_vectors"),
+        ("  step: load saved HNSW graph", "hnsw_load"),
+    ] {
+        line(step, num(&format!("open_step_{k}_ms"), 1), String::new(), String::new());
+    }
+    line("memory", "VmHWM".into(), String::new(), String::new());
+    let serve = format!("model + open store + searches (VmRSS then {})", mb("serve_rss_kb", 1024.0));
+    line("peak RSS, measure process", mb("serve_hwm_kb", 1024.0), String::new(), serve);
+    line(
+        "peak RSS, build process",
+        mb("build_hwm_kb", 1024.0),
+        String::new(),
+        "writes + embedding + HNSW + close".into(),
+    );
+    let index = format!("+ {} of saved HNSW index", mb("index_bytes", 1e6));
+    line("SQLite file on disk", mb("db_bytes", 1e6), String::new(), index);
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "PASS"
+    } else {
+        "FAIL"
+    }
+}
+
+fn parent(a: Args) -> BoxResult<()> {
+    let tmp = tempfile::tempdir()?;
+    let base = a.dir.clone().unwrap_or_else(|| tmp.path().to_path_buf());
+    println!("search_bench: sizes {:?}, {} queries (+{WARMUP} warm-up) per pass", a.sizes, a.queries);
+    println!("date:      {}", utc_now());
+    println!("machine:   {}", machine());
+    println!("load:      {} (1, 5, 15 min) at start", loadavg());
+    let mut all = Vec::new();
+    for &n in &a.sizes {
+        let dir = base.join(format!("size-{n}"));
+        let mut r = HashMap::new();
+        if a.reuse && dir.join("store.db").exists() && dir.join("key.nsec").exists() {
+            eprintln!("size {n}: reusing {}", dir.display());
+        } else {
+            eprintln!("size {n}: build");
+            r.extend(child("build", n, a.queries, &dir)?);
+        }
+        eprintln!("size {n}: measure");
+        r.extend(child("measure", n, a.queries, &dir)?);
+        print_table(n, a.queries, &r);
+        all.push((n, r));
+    }
+    println!();
+    println!("targets (issue: at 100k): search p50 without embedding < {TARGET_SEARCH_P50_MS} ms, open < {TARGET_OPEN_S} s, RSS < {TARGET_RSS_MB} MB");
+    println!(
+        "{:>8} {:>22} {:>16} {:>22} {:>22}",
+        "size", "search p50 (no embed)", "open", "RSS measure process", "RSS build process"
+    );
+    for (n, r) in &all {
+        let cell = |v: Option<f64>, unit: &str, max: f64, scale: f64| {
+            v.map_or("-".to_string(), |v| format!("{:.1} {unit} {}", v * scale, verdict(v * scale < max)))
+        };
+        println!(
+            "{n:>8} {:>22} {:>16} {:>22} {:>22}",
+            cell(f(r, "search_p50"), "ms", TARGET_SEARCH_P50_MS, 1.0),
+            cell(f(r, "open_s"), "s", TARGET_OPEN_S, 1.0),
+            cell(f(r, "serve_hwm_kb"), "MB", TARGET_RSS_MB, 1.0 / 1024.0),
+            cell(f(r, "build_hwm_kb"), "MB", TARGET_RSS_MB, 1.0 / 1024.0),
+        );
+    }
+    println!("load:      {} (1, 5, 15 min) at end", loadavg());
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> BoxResult<()> {
+    let a = parse_args()?;
+    match a.child.as_deref() {
+        None => parent(a),
+        Some(mode) => {
+            let dir = a.dir.clone().ok_or("--child needs --dir")?;
+            match mode {
+                "build" => build(a.size, &dir).await,
+                "measure" => measure(a.size, a.queries, &dir).await,
+                other => Err(format!("unknown child mode {other}").into()),
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! The unified search, with the real embedding model (installed on first use by
+//! scripts/models/fetch.sh) and without one.
+
+mod support;
+
+use std::sync::Arc;
+
+use memstr::index::{Embedder, OnnxEmbedder, DEFAULT_MODEL};
+use memstr::search::{Kind, SearchQuery};
+use memstr::{Found, ManualClock, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
+use support::*;
+
+const T0: f64 = 1_800_000_000.0;
+const DAY: f64 = 86_400.0;
+
+fn model() -> Arc<dyn Embedder> {
+    static E: std::sync::OnceLock<Arc<OnnxEmbedder>> = std::sync::OnceLock::new();
+    E.get_or_init(|| {
+        let dir = model_dir();
+        let runtime = dir.parent().unwrap().parent().unwrap().join("onnxruntime/libonnxruntime.so");
+        Arc::new(OnnxEmbedder::load(&runtime, &dir, DEFAULT_MODEL).unwrap())
+    })
+    .clone()
+}
+
+async fn open(dir: &std::path::Path, embedder: Option<Arc<dyn Embedder>>) -> (MemoryStore, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(T0));
+    let mut opts = StoreOptions::default().clock(clock.clone());
+    if let Some(e) = embedder {
+        opts = opts.embedder(e);
+    }
+    (MemoryStore::open(dir.join("memstr.db"), test_identity(), opts).await.unwrap(), clock)
+}
+
+async fn fill(store: &MemoryStore) {
+    store.journal_at("We adopted a puppy named Biscuit last spring", T0 - 30.0 * DAY).await.unwrap();
+    store.journal_at("The quarterly budget review is on Friday", T0 - 2.0 * DAY).await.unwrap();
+    store.remember("wifi-password", "correct horse battery staple").await.unwrap();
+    store
+        .persona_remember(
+            PersonaInput::new("people", "facts", "alice-dark-mode", "Alice prefers dark editor themes").themes(["ui"]),
+        )
+        .await
+        .unwrap();
+}
+
+fn texts(hits: &[memstr::SearchHit]) -> Vec<String> {
+    hits.iter().map(|h| h.found.text()).collect()
+}
+
+#[tokio::test]
+async fn meaning_is_found_without_shared_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    let hits = store.search(SearchQuery::new("dog")).await.unwrap();
+    assert!(texts(&hits)[0].contains("puppy"), "{:?}", texts(&hits));
+    let hits = store.search(SearchQuery::new("network login credentials")).await.unwrap();
+    assert!(texts(&hits)[0].contains("wifi-password"), "{:?}", texts(&hits));
+}
+
+#[tokio::test]
+async fn every_hit_explains_its_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    for h in store.search(SearchQuery::new("dark theme")).await.unwrap() {
+        let sum: f64 = h.signals.iter().map(|s| s.contribution).sum();
+        assert!((sum - h.score).abs() < 1e-12, "{h:?}");
+        assert!(h.signals.iter().any(|s| s.name == "matching" && s.rank.is_some()));
+    }
+}
+
+#[tokio::test]
+async fn filters_restrict_kind_domain_and_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    let journal = store.search(SearchQuery::new("budget puppy").kinds(&[Kind::Journal])).await.unwrap();
+    assert!(journal.iter().all(|h| matches!(h.found, Found::Journal(_))) && journal.len() == 2);
+    let mut recent = SearchQuery::new("budget puppy").kinds(&[Kind::Journal]);
+    recent.since = Some(T0 - 7.0 * DAY);
+    let recent = store.search(recent).await.unwrap();
+    assert_eq!(texts(&recent), ["The quarterly budget review is on Friday"]);
+    let mut people = SearchQuery::new("dark");
+    people.domain = Some("people".into());
+    assert!(store.search(people).await.unwrap().iter().all(|h| matches!(h.found, Found::Persona(_))));
+}
+
+#[tokio::test]
+async fn the_index_persists_and_is_rebuilt_when_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    assert_eq!(store.index_pending().await.unwrap(), 4);
+    store.close().await.unwrap();
+    let saved = dir.path().join("memstr.db.vectors");
+    assert!(saved.join("meta.json").exists());
+    // Reopened: nothing is embedded again.
+    let (store, _) = open(dir.path(), Some(model())).await;
+    assert_eq!(store.index_pending().await.unwrap(), 0);
+    assert!(texts(&store.search(SearchQuery::new("dog")).await.unwrap())[0].contains("puppy"));
+    drop(store);
+    // The saved index gone: rebuilt from the vectors in SQLite, still without re-embedding.
+    std::fs::remove_dir_all(&saved).unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    assert_eq!(store.index_pending().await.unwrap(), 0);
+    assert!(texts(&store.search(SearchQuery::new("dog")).await.unwrap())[0].contains("puppy"));
+}
+
+/// TEST DOUBLE: a deterministic "model" with another name, to check that vectors of one
+/// model are never mixed with another's.
+struct OtherModel;
+
+impl Embedder for OtherModel {
+    fn model_id(&self) -> &str {
+        "other-model"
+    }
+    fn dims(&self) -> usize {
+        8
+    }
+    fn embed(&self, texts: &[&str]) -> memstr::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = [0f32; 8];
+                for (i, b) in t.bytes().enumerate() {
+                    v[i % 8] += b as f32;
+                }
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / n).collect()
+            })
+            .collect())
+    }
+}
+
+#[tokio::test]
+async fn another_model_re_embeds_everything() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    store.index_pending().await.unwrap();
+    store.close().await.unwrap();
+    let (store, _) = open(dir.path(), Some(Arc::new(OtherModel))).await;
+    assert_eq!(store.index_pending().await.unwrap(), 4, "every record embedded again by the new model");
+    assert_eq!(store.search(SearchQuery::new("puppy")).await.unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn without_a_model_search_still_works_on_words_and_lifecycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), None).await;
+    fill(&store).await;
+    assert!(!store.has_vectors());
+    let hits = store.search(SearchQuery::new("puppy")).await.unwrap();
+    assert_eq!(texts(&hits), ["We adopted a puppy named Biscuit last spring"]);
+    assert!(store.search(SearchQuery::new("dog")).await.unwrap().is_empty(), "no words in common, no vectors");
+}
+
+#[tokio::test]
+async fn retrieval_strengthens_persona_memories_in_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    let events = store.stats().await.unwrap().events;
+    clock.set(T0 + 40.0 * DAY);
+    for _ in 0..3 {
+        store.search(SearchQuery::new("editor colours")).await.unwrap();
+    }
+    let m = store.persona_peek(PersonaQuery::exact("people", "facts", "alice-dark-mode")).await.unwrap().pop().unwrap();
+    assert_eq!((m.access_count, m.last_accessed), (3, T0 + 40.0 * DAY));
+    assert_eq!(store.stats().await.unwrap().events, events, "nothing signed per search");
+    assert_eq!(store.flush_accesses().await.unwrap(), 1, "one event for three reads");
+    let mut quiet = SearchQuery::new("editor colours");
+    quiet.strengthen = false;
+    store.search(quiet).await.unwrap();
+    let m = store.persona_peek(PersonaQuery::exact("people", "facts", "alice-dark-mode")).await.unwrap().pop().unwrap();
+    assert_eq!(m.access_count, 3);
+}
