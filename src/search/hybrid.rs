@@ -92,6 +92,11 @@ pub struct Weights {
     /// an entry of the same episode as a strong hit is likely relevant too (spreading
     /// activation along temporal edges).
     pub episode: f64,
+    /// Records dated within a time the query names ("last week", "in May 2023").
+    pub time: f64,
+    /// Records of the kind the question's intent asks for (procedures for "how do I",
+    /// people for "who", the journal for "what happened").
+    pub intent: f64,
     /// Half-width of an episode, in seconds.
     pub episode_window: f64,
     /// Strong hits whose episodes are added to the candidates.
@@ -115,6 +120,8 @@ impl Default for Weights {
             activation: 0.2,
             confidence: 0.2,
             episode: 0.5,
+            time: 0.5,
+            intent: 0.3,
             episode_window: 3600.0,
             episode_seeds: 10,
             k: Some(60.0),
@@ -187,11 +194,34 @@ pub(crate) struct Candidate {
 }
 
 /// Signal names, in the order of [`Candidate::values`].
-pub(crate) const SIGNALS: [&str; 9] =
-    ["matching", "vector", "bm25", "theme", "relevance", "recency", "activation", "confidence", "episode"];
+pub(crate) const SIGNALS: [&str; 11] = [
+    "matching",
+    "vector",
+    "bm25",
+    "theme",
+    "relevance",
+    "recency",
+    "activation",
+    "confidence",
+    "episode",
+    "time",
+    "intent",
+];
 
 fn weight_of(w: &Weights, i: usize) -> f64 {
-    [w.matching, w.vector, w.bm25, w.theme, w.relevance, w.recency, w.activation, w.confidence, w.episode][i]
+    [
+        w.matching,
+        w.vector,
+        w.bm25,
+        w.theme,
+        w.relevance,
+        w.recency,
+        w.activation,
+        w.confidence,
+        w.episode,
+        w.time,
+        w.intent,
+    ][i]
 }
 
 /// Ranks by each discriminating signal and fuses; returns the best `limit`.

@@ -5,6 +5,7 @@
 //! 3, in the themes 2, in the value 1, and the sum is multiplied by current relevance.
 
 pub mod hybrid;
+pub mod query;
 
 pub use hybrid::{Found, Kind, SearchHit, SearchQuery, Signal, Weights};
 

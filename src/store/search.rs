@@ -218,6 +218,8 @@ fn candidates(
     };
 
     let terms = search::query_terms(&q.text);
+    let span = search::query::time_range(&q.text, now);
+    let intent = search::query::intent(&q.text);
     let mut out = Vec::new();
     for (rid, row) in rows {
         let kind_ok = q.kinds.is_empty() || q.kinds.iter().any(|k| k.column() == row.kind);
@@ -241,6 +243,18 @@ fn candidates(
         values[index_of("recency")] = Some(t);
         if row.kind == "journal" {
             values[index_of("episode")] = Some(episode_best(row.ts));
+        }
+        if let Some((a, b)) = span {
+            values[index_of("time")] = Some(if (a..b).contains(&t) { 1.0 } else { 0.0 });
+        }
+        let fits = match (intent, &found) {
+            (search::query::Intent::Episodic, Found::Journal(_)) => true,
+            (search::query::Intent::Procedural, Found::Persona(p)) => p.facet == "procedures",
+            (search::query::Intent::Person, Found::Persona(p)) => p.domain == "people",
+            _ => false,
+        };
+        if intent != search::query::Intent::Factual {
+            values[index_of("intent")] = Some(if fits { 1.0 } else { 0.0 });
         }
         // Flat memories and journal entries do not decay: neutral lifecycle values, so a
         // signal only persona memories carry cannot favour them by its mere presence.
