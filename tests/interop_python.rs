@@ -59,6 +59,7 @@ async fn populated_export(dir: &std::path::Path) -> (memstr::MemoryStore, std::p
             embedding: vec![0.5, -0.25, 1e-5],
             model: "m".into(),
             created_at: T0,
+            text_hash: None,
         })
         .await
         .unwrap();

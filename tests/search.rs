@@ -162,6 +162,7 @@ async fn retrieval_strengthens_persona_memories_in_batches() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open(dir.path(), Some(model())).await;
     fill(&store).await;
+    store.index_pending().await.unwrap(); // publishes the persona memory's embedding first
     let events = store.stats().await.unwrap().events;
     clock.set(T0 + 40.0 * DAY);
     for _ in 0..3 {
@@ -176,4 +177,45 @@ async fn retrieval_strengthens_persona_memories_in_batches() {
     store.search(quiet).await.unwrap();
     let m = store.persona_peek(PersonaQuery::exact("people", "facts", "alice-dark-mode")).await.unwrap().pop().unwrap();
     assert_eq!(m.access_count, 3);
+}
+
+/// TEST DOUBLE: the real model, counting the texts it is asked to embed.
+struct Counting(Arc<dyn Embedder>, std::sync::atomic::AtomicUsize);
+
+impl Embedder for Counting {
+    fn model_id(&self) -> &str {
+        self.0.model_id()
+    }
+    fn dims(&self) -> usize {
+        self.0.dims()
+    }
+    fn embed(&self, texts: &[&str]) -> memstr::Result<Vec<Vec<f32>>> {
+        self.1.fetch_add(texts.len(), std::sync::atomic::Ordering::SeqCst);
+        self.0.embed(texts)
+    }
+}
+
+#[tokio::test]
+async fn a_second_device_reuses_published_embeddings() {
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, _) = open(da.path(), Some(model())).await;
+    a.persona_remember(PersonaInput::new("people", "facts", "alice-dark-mode", "Alice prefers dark editor themes"))
+        .await
+        .unwrap();
+    a.persona_remember(PersonaInput::new("pets", "facts", "biscuit", "Our puppy is called Biscuit")).await.unwrap();
+    a.journal("a journal entry is not published as an embedding").await.unwrap();
+    assert_eq!(a.index_pending().await.unwrap(), 3);
+    assert!(a.embedding("biscuit").await.unwrap().is_some(), "published as sense-memory/embed/biscuit");
+    let counting = Arc::new(Counting(model(), std::sync::atomic::AtomicUsize::new(0)));
+    let (b, _) = open(db.path(), Some(counting.clone())).await;
+    b.import_events(a.export_events().await.unwrap()).await.unwrap();
+    assert_eq!(b.index_pending().await.unwrap(), 3, "every record indexed");
+    assert_eq!(counting.1.load(std::sync::atomic::Ordering::SeqCst), 1, "only the journal entry was embedded");
+    let found = texts(&b.search(SearchQuery::new("dog")).await.unwrap());
+    assert!(found[0].contains("Biscuit"), "{found:?}");
+    // A changed memory is embedded again, not matched to the stale published vector.
+    b.persona_remember(PersonaInput::new("pets", "facts", "biscuit", "Biscuit learned to fetch")).await.unwrap();
+    b.index_pending().await.unwrap();
+    // journal entry + the query "dog" + the changed memory.
+    assert_eq!(counting.1.load(std::sync::atomic::Ordering::SeqCst), 3);
 }

@@ -26,6 +26,10 @@ pub struct Embedding {
     pub embedding: Vec<f32>,
     pub model: String,
     pub created_at: f64,
+    /// Fingerprint of the text that was embedded (memstr's addition): a reader reuses the
+    /// vector only for the same text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_hash: Option<String>,
 }
 
 /// memstr's deletion marker: a newer replacement at a forgotten memory's d tag, so a
@@ -76,9 +80,14 @@ impl Payload {
                 "state": p.state.as_str(),
                 "created_at": p.created_at,
             }),
-            Payload::Embed(e) => json!({
-                "key": e.key, "embedding": e.embedding, "model": e.model, "created_at": e.created_at,
-            }),
+            Payload::Embed(e) => {
+                let mut v =
+                    json!({"key": e.key, "embedding": e.embedding, "model": e.model, "created_at": e.created_at});
+                if let Some(h) = &e.text_hash {
+                    v["text_hash"] = h.as_str().into();
+                }
+                v
+            }
             Payload::Introspection(r) => {
                 let mut v = serde_json::to_value(r).expect("a report always serialises");
                 v.as_object_mut().expect("a report is an object").insert("type".into(), TYPE_INTROSPECTION.into());
@@ -162,7 +171,8 @@ impl Payload {
                 };
                 let model = req_str(obj, "model")?.to_string();
                 let created_at = time_field(obj, "created_at", event_time)?;
-                Ok(Payload::Embed(Embedding { key: k.to_string(), embedding, model, created_at }))
+                let text_hash = opt_str(obj, "text_hash")?.map(str::to_string);
+                Ok(Payload::Embed(Embedding { key: k.to_string(), embedding, model, created_at, text_hash }))
             }
             Path::Introspection { ts: path_ts, .. } => {
                 expect_type(ty, Some(TYPE_INTROSPECTION))?;
@@ -322,6 +332,7 @@ mod tests {
             embedding: vec![0.25, -1.0],
             model: "m".into(),
             created_at: 3.0,
+            text_hash: None,
         });
         assert_eq!(round_trip(&Path::Embed { key: "alice".into() }, &e), e);
 

@@ -241,9 +241,9 @@ fn candidates(
         values[index_of("vector")] = cosine.get(&rid).copied();
         values[index_of("bm25")] = bm25.get(&rid).copied();
         values[index_of("recency")] = Some(t);
-        if row.kind == "journal" {
-            values[index_of("episode")] = Some(episode_best(row.ts));
-        }
+        // A memory outside the journal is its own episode: the signal exists for every
+        // candidate, so no kind gains by carrying it.
+        values[index_of("episode")] = Some(if row.kind == "journal" { episode_best(row.ts) } else { match_of[&rid] });
         if let Some((a, b)) = span {
             values[index_of("time")] = Some(if (a..b).contains(&t) { 1.0 } else { 0.0 });
         }

@@ -80,6 +80,29 @@ struct Pending {
     rid: i64,
     hash: String,
     text: String,
+    /// For persona memories: the key, so the vector can be published as an embedding
+    /// event, and a vector another device published for the same text, if any.
+    persona_key: Option<String>,
+    reuse: Option<Vec<f32>>,
+}
+
+/// A vector another device published for persona key `key` and this exact text.
+fn published_vector(
+    conn: &rusqlite::Connection,
+    key: &str,
+    model: &str,
+    dims: usize,
+    hash: &str,
+) -> Result<Option<Vec<f32>>> {
+    let path = crate::codec::Path::Embed { key: key.to_string() }.to_d();
+    let json: Option<String> = conn
+        .query_row("SELECT payload FROM records WHERE path = ?1 AND deleted = 0", [path], |r| r.get(0))
+        .ok()
+        .flatten();
+    let Some(json) = json else { return Ok(None) };
+    let e: crate::codec::Embedding = serde_json::from_str(&json)?;
+    let fits = e.model == model && e.embedding.len() == dims && e.text_hash.as_deref() == Some(hash);
+    Ok(fits.then_some(e.embedding))
 }
 
 impl MemoryStore {
@@ -89,9 +112,13 @@ impl MemoryStore {
     pub async fn index_pending(&self) -> Result<usize> {
         let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
         let mut total = 0;
+        let model = state.embedder.model_id().to_string();
+        let dims = state.embedder.dims();
         loop {
+            let model_for_read = model.clone();
             let batch: Vec<Pending> = self
-                .read(|conn, _| {
+                .read(move |conn, _| {
+                    let model = model_for_read;
                     let mut stmt = conn.prepare(
                         "SELECT rid, kind, payload FROM records WHERE needs_vec = 1 AND deleted = 0 LIMIT ?1",
                     )?;
@@ -109,7 +136,16 @@ impl MemoryStore {
                             _ => continue,
                         };
                         if let Some(text) = embedding_text(&payload) {
-                            out.push(Pending { rid, hash: text_hash(&text), text });
+                            let hash = text_hash(&text);
+                            let persona_key = match &payload {
+                                Payload::Persona(p) => Some(p.key.clone()),
+                                _ => None,
+                            };
+                            let reuse = match &persona_key {
+                                Some(k) => published_vector(conn, k, &model, dims, &hash)?,
+                                None => None,
+                            };
+                            out.push(Pending { rid, hash, text, persona_key, reuse });
                         }
                     }
                     Ok(out)
@@ -119,18 +155,27 @@ impl MemoryStore {
                 return Ok(total);
             }
             let embedder = state.embedder.clone();
-            let texts: Vec<String> = batch.iter().map(|p| p.text.clone()).collect();
-            let vectors = tokio::task::spawn_blocking(move || {
+            // Only texts without a vector published by another device go to the model.
+            let texts: Vec<String> = batch.iter().filter(|p| p.reuse.is_none()).map(|p| p.text.clone()).collect();
+            let mut computed = tokio::task::spawn_blocking(move || {
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
                 embedder.embed(&refs)
             })
             .await
-            .map_err(|e| Error::Task(e.to_string()))??;
-            let model = state.embedder.model_id().to_string();
+            .map_err(|e| Error::Task(e.to_string()))??
+            .into_iter();
+            let vectors: Vec<(Vec<f32>, bool)> = batch
+                .iter()
+                .map(|p| match &p.reuse {
+                    Some(v) => (v.clone(), false),
+                    None => (computed.next().unwrap_or_default(), true),
+                })
+                .collect();
+            let model = model.clone();
             let stored: Vec<(i64, Vec<f32>)> = self
-                .write(move |tx, _| {
+                .write(move |tx, inner| {
                     let mut stored = Vec::new();
-                    for (p, v) in batch.iter().zip(vectors) {
+                    for (p, (v, fresh)) in batch.iter().zip(vectors) {
                         // Only if the text is still what was embedded.
                         let n = tx.execute(
                             "UPDATE records SET needs_vec = 0 WHERE rid = ?1 AND text_hash = ?2 AND deleted = 0",
@@ -145,6 +190,23 @@ impl MemoryStore {
                             params![p.rid, model, p.hash, to_blob(&v)],
                             |r| r.get(0),
                         )?;
+                        // Publish a freshly computed persona vector, so other devices with
+                        // the same model need not compute it (seed 003's embed events).
+                        if let (true, Some(key)) = (fresh, &p.persona_key) {
+                            let e = crate::codec::Embedding {
+                                key: key.clone(),
+                                embedding: v.clone(),
+                                model: model.clone(),
+                                created_at: inner.clock.now(),
+                                text_hash: Some(p.hash.clone()),
+                            };
+                            super::write_record(
+                                tx,
+                                inner,
+                                &crate::codec::Path::Embed { key: key.clone() },
+                                Payload::Embed(e),
+                            )?;
+                        }
                         stored.push((vid, v));
                     }
                     Ok(stored)
