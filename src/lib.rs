@@ -31,6 +31,7 @@ pub mod codec;
 mod error;
 pub mod identity;
 pub mod index;
+pub mod lifecycle;
 pub mod model;
 
 pub use codec::{DTagMode, Embedding, Path as MemoryPath};

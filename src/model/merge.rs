@@ -108,6 +108,15 @@ pub fn merge(a: &PersonaMemory, b: &PersonaMemory) -> PersonaMemory {
     m.last_accessed = a.last_accessed.max(b.last_accessed);
     m.last_reinforced = a.last_reinforced.max(b.last_reinforced);
     m.created_at = a.created_at.min(b.created_at);
+    // Pinning and importance are user edits (from the winner); the FSRS state moves with
+    // reviews, which are not, so the later review wins, ties to the larger state.
+    m.sync.life.fsrs = match (a.sync.life.fsrs, b.sync.life.fsrs) {
+        (Some(x), Some(y)) => {
+            let key = |s: &crate::model::FsrsState| (s.last_review, s.reviews, s.stability, s.difficulty);
+            Some(if key(&x).partial_cmp(&key(&y)) == Some(Ordering::Less) { y } else { x })
+        }
+        (x, y) => x.or(y),
+    };
     m
 }
 

@@ -125,6 +125,45 @@ pub struct SyncMeta {
     pub written: f64,
     /// Items removed from the sets, so a merge does not bring them back.
     pub removed: Removed,
+    /// memstr's lifecycle extras (pinning, importance, FSRS state); see docs/lifecycle.md.
+    #[serde(skip_serializing_if = "LifeMeta::is_empty")]
+    pub life: LifeMeta,
+}
+
+/// Lifecycle state the published client has no field for. It travels inside the
+/// encrypted `"memstr"` object, so the client reads such memories unchanged.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LifeMeta {
+    /// A pinned memory never decays and is never archived or pruned (seed 002).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub pinned: bool,
+    /// Importance in [0, 1]; stretches the memory's stability (seed 000). None: neutral.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub importance: Option<f64>,
+    /// FSRS-6 memory state, kept when the FSRS policy has reviewed this memory.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fsrs: Option<FsrsState>,
+}
+
+/// FSRS-6's per-memory state (seed 001).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct FsrsState {
+    /// Days for retrievability to fall to 90%.
+    pub stability: f64,
+    /// 1 (easy) to 10 (hard).
+    pub difficulty: f64,
+    /// Time of the last review (float Unix seconds).
+    pub last_review: f64,
+    /// Reviews so far.
+    pub reviews: u32,
+}
+
+impl LifeMeta {
+    /// Nothing set: the memory behaves exactly as in the published client.
+    pub fn is_empty(&self) -> bool {
+        *self == LifeMeta::default()
+    }
 }
 
 /// Removed set members, per set.
@@ -139,7 +178,11 @@ pub struct Removed {
 impl SyncMeta {
     /// No bookkeeping (a memory from the published client, or never edited by memstr).
     pub fn is_empty(&self) -> bool {
-        self.vv.is_empty() && self.acc.is_empty() && self.written == 0.0 && self.removed == Removed::default()
+        self.vv.is_empty()
+            && self.acc.is_empty()
+            && self.written == 0.0
+            && self.removed == Removed::default()
+            && self.life.is_empty()
     }
 }
 
