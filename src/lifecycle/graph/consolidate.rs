@@ -1,0 +1,131 @@
+//! Upkeep of the persisted edges between consolidation cycles, after Vestige's dream-cycle
+//! connection graph (seed 001): co-activation strengthens an edge up to [`MAX_STRENGTH`],
+//! every cycle multiplies all strengths by [`CYCLE_DECAY`], and edges that fall below
+//! [`PRUNE_BELOW`] are dropped.
+//!
+//! Cycle decay is per consolidation cycle, not per unit of time, so it is not idempotent:
+//! the store must call [`decay_and_prune`] at most once per cycle (recording when the last
+//! cycle ran). It is separate from the age decay applied when the graph is read: cycle decay
+//! decides which edges stay persisted, while age decay weighs an edge by how long ago it
+//! was last reinforced. [`strengthen`] and [`upsert`] restart that age from `now`.
+
+use super::{EdgeKind, StoredEdge};
+
+/// The strongest a co-activated edge gets.
+pub const MAX_STRENGTH: f64 = 2.0;
+/// What one consolidation cycle multiplies every strength by.
+pub const CYCLE_DECAY: f64 = 0.95;
+/// Edges weaker than this after a cycle's decay are pruned.
+pub const PRUNE_BELOW: f64 = 0.1;
+
+fn same_pair(e: &StoredEdge, a: &str, b: &str, kind: EdgeKind) -> bool {
+    e.kind == kind && ((e.a == a && e.b == b) || (e.a == b && e.b == a))
+}
+
+/// Records that the memories at paths `a` and `b` were retrieved together: their
+/// [`EdgeKind::CoActivated`] edge (in either orientation) gains `amount`, capped at
+/// [`MAX_STRENGTH`], and its age restarts at `now`; a missing edge is added with strength
+/// `amount`. Returns the new strength; None for `a == b`. A negative or non-finite
+/// `amount` counts as 0.
+pub fn strengthen(edges: &mut Vec<StoredEdge>, a: &str, b: &str, amount: f64, now: f64) -> Option<f64> {
+    if a == b {
+        return None;
+    }
+    let amount = if amount.is_finite() { amount.max(0.0) } else { 0.0 };
+    if let Some(e) = edges.iter_mut().find(|e| same_pair(e, a, b, EdgeKind::CoActivated)) {
+        e.weight = (e.weight + amount).min(MAX_STRENGTH);
+        e.created_at = e.created_at.max(now);
+        return Some(e.weight);
+    }
+    // Stored in path order, so the same pair is written the same way whichever came first.
+    let (a, b) = if a <= b { (a, b) } else { (b, a) };
+    let weight = amount.min(MAX_STRENGTH);
+    edges.push(StoredEdge { a: a.to_string(), b: b.to_string(), kind: EdgeKind::CoActivated, weight, created_at: now });
+    Some(weight)
+}
+
+/// Adds `edge`, or replaces the weight and time of the edge of the same kind between the
+/// same pair (either orientation), e.g. a semantic edge rediscovered with a new similarity.
+/// Consolidation that still finds a semantic link re-asserts it each cycle this way, so
+/// only links it no longer finds fade out through [`decay_and_prune`]. Returns whether the
+/// edge is new; a self-edge is ignored (false).
+pub fn upsert(edges: &mut Vec<StoredEdge>, edge: StoredEdge) -> bool {
+    if edge.a == edge.b {
+        return false;
+    }
+    if let Some(e) = edges.iter_mut().find(|e| same_pair(e, &edge.a, &edge.b, edge.kind)) {
+        e.weight = edge.weight;
+        e.created_at = e.created_at.max(edge.created_at);
+        return false;
+    }
+    edges.push(edge);
+    true
+}
+
+/// One consolidation cycle's decay: multiplies every edge's weight by `factor` (clamped to
+/// `[0, 1]`; [`CYCLE_DECAY`] normally), then removes the edges left below `min`
+/// ([`PRUNE_BELOW`] normally) and any with a weight that is not a number. Returns how many
+/// were removed. Call it at most once per cycle (see the module documentation).
+pub fn decay_and_prune(edges: &mut Vec<StoredEdge>, factor: f64, min: f64) -> usize {
+    let factor = super::clamp01(factor);
+    let before = edges.len();
+    edges.retain_mut(|e| {
+        e.weight *= factor;
+        e.weight >= min
+    });
+    before - edges.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn co(a: &str, b: &str, weight: f64) -> StoredEdge {
+        StoredEdge { a: a.into(), b: b.into(), kind: EdgeKind::CoActivated, weight, created_at: 0.0 }
+    }
+
+    #[test]
+    fn strengthen_adds_accumulates_and_caps() {
+        let mut edges = Vec::new();
+        assert_eq!(strengthen(&mut edges, "y", "x", 0.5, 10.0), Some(0.5));
+        assert_eq!((edges[0].a.as_str(), edges[0].b.as_str()), ("x", "y"));
+        assert_eq!(strengthen(&mut edges, "x", "y", 1.0, 20.0), Some(1.5));
+        assert_eq!(strengthen(&mut edges, "y", "x", 1.0, 30.0), Some(MAX_STRENGTH));
+        assert_eq!(strengthen(&mut edges, "x", "y", f64::INFINITY, 40.0), Some(MAX_STRENGTH));
+        assert_eq!(strengthen(&mut edges, "x", "y", -5.0, 50.0), Some(MAX_STRENGTH));
+        assert_eq!(edges.len(), 1);
+        assert_eq!(edges[0].created_at, 50.0);
+        assert_eq!(strengthen(&mut edges, "x", "x", 1.0, 60.0), None);
+        // A semantic edge between the same pair is a different edge.
+        edges.push(StoredEdge { kind: EdgeKind::Semantic, ..co("x", "z", 0.8) });
+        assert_eq!(strengthen(&mut edges, "x", "z", 0.3, 70.0), Some(0.3));
+        assert_eq!(edges.len(), 3);
+    }
+
+    #[test]
+    fn upsert_replaces_the_same_pair() {
+        let sem = |a: &str, b: &str, w| StoredEdge { kind: EdgeKind::Semantic, ..co(a, b, w) };
+        let mut edges = Vec::new();
+        assert!(upsert(&mut edges, sem("a", "b", 0.8)));
+        assert!(!upsert(&mut edges, sem("b", "a", 0.6)));
+        assert!(!upsert(&mut edges, sem("a", "a", 0.6)));
+        assert_eq!(edges, [sem("a", "b", 0.6)]);
+    }
+
+    #[test]
+    fn decay_and_prune_removes_weak_edges() {
+        let mut edges = vec![co("a", "b", 2.0), co("a", "c", 0.105), co("a", "d", 0.1), co("a", "e", f64::NAN)];
+        assert_eq!(decay_and_prune(&mut edges, CYCLE_DECAY, PRUNE_BELOW), 3);
+        assert_eq!(edges, [co("a", "b", 1.9)]);
+        // 2.0 × 0.95^n < 0.1 first at n = 59: the strongest edge survives 58 idle cycles.
+        let mut cycles = 1;
+        loop {
+            cycles += 1;
+            if decay_and_prune(&mut edges, CYCLE_DECAY, PRUNE_BELOW) > 0 {
+                break;
+            }
+        }
+        assert_eq!(cycles, 59);
+        assert!(edges.is_empty());
+    }
+}
