@@ -1,2 +1,9 @@
 //! How memory behaves over time: decay policies, the knowledge graph, novelty gating,
 //! introspection, compression and consolidation. See docs/lifecycle.md.
+//!
+//! The modules here are pure: they take memories and return decisions or text, and the
+//! store applies them.
+
+pub mod compress;
+pub mod gate;
+pub mod introspect;
