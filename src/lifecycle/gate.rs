@@ -1,0 +1,347 @@
+//! Novelty gating: whether a new value is a new memory, a repeat of one, a refinement of
+//! one, or a correction of one (Vestige's Prediction Error Gating, seed 001, with seed 003's
+//! contradiction handling on store).
+//!
+//! | similarity to the closest memory | correction cue | decision |
+//! |---|---|---|
+//! | ≥ `reinforce` (0.92) | no | [`GateDecision::Reinforce`] |
+//! | ≥ `supersede_low` (0.70) | yes | [`GateDecision::Supersede`] |
+//! | ≥ `update` (0.75) | no | [`GateDecision::Update`] if the new value adds words, else `Reinforce` |
+//! | lower | | [`GateDecision::Create`] |
+//!
+//! Vestige merges related content at ≥ 0.75. A sense-memory value is one sentence an agent
+//! wrote, and two sentences do not merge into a third without a language model, so
+//! `Update` means "rewrite that memory's value with the new one" (the key, connections and
+//! history stay). When the new value adds no content word the old one lacks, there is nothing
+//! to rewrite and it reinforces instead.
+
+use crate::search::{tokenize, STOP_WORDS};
+
+/// The similarity thresholds of the gate (seed 001's values by default).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GateOptions {
+    /// At or above: the same memory again.
+    pub reinforce: f64,
+    /// At or above (without a correction): the same memory, reworded or extended.
+    pub update: f64,
+    /// At or above, with a correction cue: the new value replaces the old.
+    pub supersede_low: f64,
+}
+
+impl Default for GateOptions {
+    fn default() -> Self {
+        GateOptions { reinforce: 0.92, update: 0.75, supersede_low: 0.70 }
+    }
+}
+
+/// An existing memory the new value is compared with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateCandidate {
+    /// Where it lives (`domain/facet/key` or any id the caller uses).
+    pub path: String,
+    /// Its key.
+    pub key: String,
+    /// Its value.
+    pub value: String,
+    /// Similarity to the new value: cosine of embeddings, or [`lexical_similarity`].
+    pub similarity: f64,
+}
+
+/// What to do with a new value.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum GateDecision {
+    /// Nothing close: store it as a new memory.
+    Create,
+    /// Already known: strengthen the existing memory instead of storing a copy.
+    Reinforce {
+        /// The existing memory's path.
+        path: String,
+        /// The existing memory's key.
+        key: String,
+        /// Its similarity to the new value.
+        similarity: f64,
+    },
+    /// The same memory said more fully: rewrite its value with the new one.
+    Update {
+        /// The existing memory's path.
+        path: String,
+        /// The existing memory's key.
+        key: String,
+        /// Its similarity to the new value.
+        similarity: f64,
+    },
+    /// A correction: store the new value and mark the old memory superseded by it.
+    Supersede {
+        /// The superseded memory's path.
+        path: String,
+        /// The superseded memory's key.
+        key: String,
+        /// Its similarity to the new value.
+        similarity: f64,
+        /// What showed it to be a correction (see [`correction_cue`]).
+        cue: String,
+    },
+}
+
+/// Phrases with which a writer corrects what was known before.
+const CORRECTION_PHRASES: &[&str] = &[
+    "actually",
+    "no longer",
+    "not anymore",
+    "anymore",
+    "instead",
+    "changed to",
+    "now prefers",
+    "now uses",
+    "now lives",
+    "moved to",
+    "switched to",
+    "turns out",
+    "correction",
+];
+
+/// Decides what storing `new_value` should do, given the closest existing memories.
+///
+/// A near-duplicate without a cue reinforces even when a less similar candidate carries a
+/// cue: that correction, if real, was already made when the duplicate was stored.
+pub fn decide(new_value: &str, candidates: &[GateCandidate], options: &GateOptions) -> GateDecision {
+    let mut ranked: Vec<&GateCandidate> = candidates.iter().filter(|c| c.similarity.is_finite()).collect();
+    ranked.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then_with(|| a.path.cmp(&b.path)));
+    let Some(top) = ranked.first() else {
+        return GateDecision::Create;
+    };
+    let hit = |c: &GateCandidate| (c.path.clone(), c.key.clone(), c.similarity);
+    if top.similarity >= options.reinforce && correction_cue(new_value, &top.value).is_none() {
+        let (path, key, similarity) = hit(top);
+        return GateDecision::Reinforce { path, key, similarity };
+    }
+    for c in ranked.iter().take_while(|c| c.similarity >= options.supersede_low) {
+        if let Some(cue) = correction_cue(new_value, &c.value) {
+            let (path, key, similarity) = hit(c);
+            return GateDecision::Supersede { path, key, similarity, cue };
+        }
+    }
+    if top.similarity >= options.update {
+        let (path, key, similarity) = hit(top);
+        let old = content_words(&top.value);
+        let adds = content_words(new_value).iter().any(|w| !old.contains(w));
+        return if adds {
+            GateDecision::Update { path, key, similarity }
+        } else {
+            GateDecision::Reinforce { path, key, similarity }
+        };
+    }
+    GateDecision::Create
+}
+
+/// Why `new_value` reads as a correction of `old_value`, if it does: a correction phrase
+/// the old value lacks ("actually", "no longer", ...), a negation on one side only over
+/// shared content words, or a number that changed in an otherwise unchanged sentence.
+pub fn correction_cue(new_value: &str, old_value: &str) -> Option<String> {
+    let new_text = normalise(new_value);
+    let old_text = normalise(old_value);
+    for phrase in CORRECTION_PHRASES {
+        if has_phrase(&new_text, phrase) && !has_phrase(&old_text, phrase) {
+            return Some((*phrase).to_string());
+        }
+    }
+    let (new_words, old_words) = (content_words(new_value), content_words(old_value));
+    if negated(&new_text) != negated(&old_text) && set_cosine(&new_words, &old_words) >= 0.5 {
+        return Some("negation".to_string());
+    }
+    // "Lives at 12 Oak St" → "lives at 14 Oak St" is a changed fact; "ran 5 km Monday" →
+    // "ran 10 km Tuesday" is another event, which the context words tell apart.
+    let numbers = |ws: &[String]| ws.iter().filter(|w| is_number(w)).cloned().collect::<Vec<_>>();
+    let context = |ws: &[String]| ws.iter().filter(|w| !is_number(w)).cloned().collect::<Vec<_>>();
+    let (new_numbers, old_numbers) = (numbers(&new_words), numbers(&old_words));
+    if !new_numbers.is_empty()
+        && !old_numbers.is_empty()
+        && new_numbers != old_numbers
+        && set_cosine(&context(&new_words), &context(&old_words)) >= 0.8
+    {
+        return Some(format!("number {} -> {}", old_numbers.join(","), new_numbers.join(",")));
+    }
+    None
+}
+
+/// Similarity of two texts without an embedding model: the cosine of their sets of content
+/// words (stop words dropped, crude plural/tense endings folded), in [0, 1].
+///
+/// Paraphrases score lower than with embeddings ("likes" and "enjoys" share nothing), so
+/// with the default thresholds the gate errs toward [`GateDecision::Create`], whose cost
+/// is a near-duplicate rather than a lost memory.
+pub fn lexical_similarity(a: &str, b: &str) -> f64 {
+    set_cosine(&content_words(a), &content_words(b))
+}
+
+/// Distinct content words, folded (see [`lexical_similarity`]), in order of appearance.
+fn content_words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in tokenize(text) {
+        if STOP_WORDS.contains(&w.as_str()) {
+            continue;
+        }
+        let w = fold(&w);
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// "likes" and "like", "lives" and "lived" to one form; short words and numbers as they are.
+fn fold(w: &str) -> String {
+    if w.len() <= 3 || is_number(w) {
+        return w.to_string();
+    }
+    for suffix in ["ing", "ed", "es", "s", "e"] {
+        if let Some(stem) = w.strip_suffix(suffix) {
+            if stem.len() >= 3 {
+                return stem.to_string();
+            }
+        }
+    }
+    w.to_string()
+}
+
+fn is_number(w: &str) -> bool {
+    w.chars().all(|c| c.is_ascii_digit())
+}
+
+fn set_cosine(a: &[String], b: &[String]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let shared = a.iter().filter(|w| b.contains(w)).count();
+    shared as f64 / ((a.len() * b.len()) as f64).sqrt()
+}
+
+/// Lower case, typographic apostrophes straightened, words separated by single spaces.
+fn normalise(text: &str) -> String {
+    let text = text.to_lowercase().replace('’', "'");
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+fn has_phrase(text: &str, phrase: &str) -> bool {
+    format!(" {text} ").contains(&format!(" {phrase} "))
+}
+
+/// Whether a sentence says "not": a negation word or an n't contraction (with or without
+/// its apostrophe: "doesn't", "doesnt").
+fn negated(text: &str) -> bool {
+    const WORDS: &[&str] = &["not", "no", "never", "nor", "none", "nothing", "neither", "nobody", "cannot"];
+    const BARE: &[&str] = &["dont", "doesnt", "didnt", "isnt", "arent", "wasnt", "werent", "cant", "wont", "shouldnt"];
+    text.split(' ').any(|w| WORDS.contains(&w) || BARE.contains(&w) || w.ends_with("n't"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cand(key: &str, value: &str, similarity: f64) -> GateCandidate {
+        GateCandidate { path: format!("people/facts/{key}"), key: key.into(), value: value.into(), similarity }
+    }
+
+    fn lexical(new: &str, key: &str, old: &str) -> GateDecision {
+        decide(new, &[cand(key, old, lexical_similarity(new, old))], &GateOptions::default())
+    }
+
+    #[test]
+    fn nothing_to_compare_creates() {
+        assert_eq!(decide("Alice likes tea", &[], &GateOptions::default()), GateDecision::Create);
+    }
+
+    #[test]
+    fn exact_duplicate_reinforces() {
+        let d = lexical("Alice likes green tea.", "alice-tea", "alice likes green tea");
+        assert_eq!(
+            d,
+            GateDecision::Reinforce { path: "people/facts/alice-tea".into(), key: "alice-tea".into(), similarity: 1.0 }
+        );
+    }
+
+    #[test]
+    fn paraphrase_uses_the_given_similarity() {
+        let old = cand("alice-tea", "Alice enjoys green tea", 0.95);
+        let d = decide("Alice is fond of green tea", std::slice::from_ref(&old), &GateOptions::default());
+        assert!(matches!(d, GateDecision::Reinforce { ref key, .. } if key == "alice-tea"));
+        // Related but adding detail: the value is rewritten.
+        let d = decide(
+            "Alice enjoys green tea with honey",
+            &[cand("alice-tea", &old.value, 0.85)],
+            &GateOptions::default(),
+        );
+        assert!(matches!(d, GateDecision::Update { ref key, .. } if key == "alice-tea"));
+        // Related and adding nothing: reinforced.
+        let d = decide("Alice enjoys tea", &[cand("alice-tea", &old.value, 0.85)], &GateOptions::default());
+        assert!(matches!(d, GateDecision::Reinforce { .. }));
+    }
+
+    #[test]
+    fn correction_phrase_supersedes() {
+        let d = decide(
+            "Actually, Alice prefers oolong tea",
+            &[cand("alice-tea", "Alice prefers green tea", 0.72)],
+            &GateOptions::default(),
+        );
+        assert_eq!(
+            d,
+            GateDecision::Supersede {
+                path: "people/facts/alice-tea".into(),
+                key: "alice-tea".into(),
+                similarity: 0.72,
+                cue: "actually".into()
+            }
+        );
+        // Too far apart, even with the cue: a new memory.
+        let d = decide(
+            "Actually, Bob moved to Lisbon",
+            &[cand("alice-tea", "Alice prefers green tea", 0.4)],
+            &GateOptions::default(),
+        );
+        assert_eq!(d, GateDecision::Create);
+    }
+
+    #[test]
+    fn negation_flip_supersedes() {
+        assert_eq!(correction_cue("Alice does not like coffee", "Alice likes coffee").as_deref(), Some("negation"));
+        assert_eq!(correction_cue("Alice doesnt like coffee", "Alice likes coffee").as_deref(), Some("negation"));
+        let d = lexical("Alice does not like coffee", "alice-coffee", "Alice likes coffee");
+        assert!(
+            matches!(d, GateDecision::Supersede { ref cue, similarity, .. } if cue == "negation" && similarity == 1.0)
+        );
+        // Negated on both sides: no flip, so a duplicate.
+        assert!(matches!(
+            lexical("Alice never drinks coffee", "k", "Alice never drinks coffee"),
+            GateDecision::Reinforce { .. }
+        ));
+        // A negation about something else is no flip.
+        assert_eq!(correction_cue("Bob never skis", "Alice likes coffee"), None);
+    }
+
+    #[test]
+    fn changed_number_in_the_same_sentence_supersedes() {
+        let (new, old) = ("Alice lives at 14 Oak St", "Alice lives at 12 Oak St");
+        assert_eq!(correction_cue(new, old).as_deref(), Some("number 12 -> 14"));
+        assert!(matches!(lexical(new, "alice-address", old), GateDecision::Supersede { .. }));
+        // Another event, not a correction.
+        assert_eq!(correction_cue("Ran 10 km on Tuesday", "Ran 5 km on Monday"), None);
+    }
+
+    #[test]
+    fn novel_content_creates() {
+        let d = lexical("Bob is learning the cello", "alice-tea", "Alice likes green tea");
+        assert_eq!(d, GateDecision::Create);
+        assert_eq!(lexical_similarity("Bob is learning the cello", "Alice likes green tea"), 0.0);
+    }
+
+    #[test]
+    fn the_closest_candidate_wins_and_ties_go_by_path() {
+        let cs = [cand("b", "Alice likes tea", 0.95), cand("a", "Alice likes tea", 0.95), cand("c", "x", 0.99)];
+        let d = decide("Alice likes tea", &cs, &GateOptions::default());
+        assert!(matches!(d, GateDecision::Reinforce { ref key, .. } if key == "c"));
+        let d = decide("Alice likes tea", &cs[..2], &GateOptions::default());
+        assert!(matches!(d, GateDecision::Reinforce { ref key, .. } if key == "a"));
+    }
+}
