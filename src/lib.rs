@@ -47,6 +47,6 @@ pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
 #[cfg(feature = "sync")]
 pub use store::RelayInfo;
 pub use store::{
-    Clock, ImportReport, ManualClock, MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, StoreOptions,
-    StoreStats, SystemClock,
+    Clock, ConsolidationReport, FactVersion, GraphNeighbour, ImportReport, Ingested, LifecycleOptions, ManualClock,
+    MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport, StoreOptions, StoreStats, SystemClock,
 };

@@ -42,6 +42,9 @@ pub struct Tombstone {
 }
 
 /// A decoded payload.
+// Payloads are decoded and applied one at a time, never stored in bulk, so the size of
+// the largest variant costs nothing worth an extra allocation per persona memory.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Payload {

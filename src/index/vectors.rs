@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use hnsw_rs::api::AnnT;
-use hnsw_rs::hnswio::HnswIo;
+use hnsw_rs::hnswio::{HnswIo, ReloadOptions};
 use hnsw_rs::prelude::{DistDot, Hnsw};
 use serde::{Deserialize, Serialize};
 
@@ -34,7 +34,10 @@ struct Meta {
 
 /// An in-memory HNSW graph of unit vectors (dot product = cosine).
 pub struct VectorIndex {
+    // Declared before `reader`, so dropped before the mapping it borrows from.
     hnsw: Hnsw<'static, f32, DistDot>,
+    /// The reader a loaded graph's mapped vectors live in.
+    _reader: Option<Box<HnswIo>>,
     model: String,
     dims: usize,
     max_vid: i64,
@@ -56,6 +59,7 @@ impl VectorIndex {
     pub fn new(model: &str, dims: usize, capacity: usize) -> Self {
         VectorIndex {
             hnsw: Hnsw::new(MAX_CONNECTIONS, capacity.max(1_000), MAX_LAYERS, EF_CONSTRUCTION, DistDot),
+            _reader: None,
             model: model.to_string(),
             dims,
             max_vid: 0,
@@ -144,12 +148,26 @@ impl VectorIndex {
         }
         // hnsw_rs ties a loaded graph to its reader's lifetime; the store keeps the index
         // for as long as it is open, so the small reader is leaked once per load.
-        let reader: &'static mut HnswIo = Box::leak(Box::new(HnswIo::new(dir, BASENAME)));
-        let hnsw: Hnsw<'static, f32, DistDot> = reader.load_hnsw().ok()?;
+        // The vectors stay in the file, mapped: opening reads only the graph, and a search
+        // pages in just the points it visits.
+        let options = ReloadOptions::default().set_mmap(true);
+        let mut reader = Box::new(HnswIo::new_with_options(dir, BASENAME, options));
+        // SAFETY: the graph borrows the reader (its mapping). The reader is boxed, so it
+        // does not move, and it is kept in the same VectorIndex, whose field order drops
+        // the graph first.
+        let borrowed: &'static mut HnswIo = unsafe { &mut *(reader.as_mut() as *mut HnswIo) };
+        let hnsw: Hnsw<'static, f32, DistDot> = borrowed.load_hnsw().ok()?;
         if hnsw.get_nb_point() != meta.points {
             return None;
         }
-        Some(VectorIndex { hnsw, model: model.to_string(), dims, max_vid: meta.max_vid, points: meta.points })
+        Some(VectorIndex {
+            hnsw,
+            _reader: Some(reader),
+            model: model.to_string(),
+            dims,
+            max_vid: meta.max_vid,
+            points: meta.points,
+        })
     }
 }
 

@@ -117,6 +117,15 @@ pub fn merge(a: &PersonaMemory, b: &PersonaMemory) -> PersonaMemory {
         }
         (x, y) => x.or(y),
     };
+    // A keyed fact's history only grows: keep every earlier value either side saw.
+    let mut history = a.sync.life.history.clone();
+    for h in &b.sync.life.history {
+        if !history.contains(h) {
+            history.push(h.clone());
+        }
+    }
+    history.sort_by(|x, y| x.from.total_cmp(&y.from).then(x.value.cmp(&y.value)).then(x.until.total_cmp(&y.until)));
+    m.sync.life.history = history;
     m
 }
 

@@ -12,8 +12,8 @@ mod validate;
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
 pub use persona::{
-    FsrsState, LifeMeta, MemoryState, PersonaMemory, Removed, SyncMeta, DEFAULT_HALFLIFE_DAYS, THRESHOLD_DISSOLVED,
-    THRESHOLD_FADING, THRESHOLD_FORGOTTEN,
+    FactValue, FsrsState, LifeMeta, MemoryState, PersonaMemory, Removed, SyncMeta, DEFAULT_HALFLIFE_DAYS,
+    THRESHOLD_DISSOLVED, THRESHOLD_FADING, THRESHOLD_FORGOTTEN,
 };
 pub use validate::{
     validate_confidence, validate_halflife, validate_journal_content, validate_key, validate_taxonomy,

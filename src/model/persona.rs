@@ -144,6 +144,21 @@ pub struct LifeMeta {
     /// FSRS-6 memory state, kept when the FSRS policy has reviewed this memory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsrs: Option<FsrsState>,
+    /// When pruning first found this memory dissolved; it is deleted some days later.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dissolved_at: Option<f64>,
+    /// Earlier values of a keyed fact (seed 002), oldest first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub history: Vec<FactValue>,
+}
+
+/// A value a keyed fact once had.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FactValue {
+    pub value: String,
+    /// When it was set, and when a newer value replaced it (float Unix seconds).
+    pub from: f64,
+    pub until: f64,
 }
 
 /// FSRS-6's per-memory state (seed 001).

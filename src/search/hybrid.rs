@@ -97,6 +97,11 @@ pub struct Weights {
     /// Records of the kind the question's intent asks for (procedures for "how do I",
     /// people for "who", the journal for "what happened").
     pub intent: f64,
+    /// Spreading activation in the knowledge graph from the strongest matches
+    /// ([`crate::lifecycle::graph`]): memories linked to strong hits rank higher.
+    pub graph: f64,
+    /// Strong hits the activation spreads from.
+    pub graph_seeds: usize,
     /// Half-width of an episode, in seconds.
     pub episode_window: f64,
     /// Strong hits whose episodes are added to the candidates.
@@ -122,6 +127,8 @@ impl Default for Weights {
             episode: 0.5,
             time: 0.5,
             intent: 0.3,
+            graph: 0.2,
+            graph_seeds: 10,
             episode_window: 3600.0,
             episode_seeds: 10,
             k: Some(60.0),
@@ -194,7 +201,7 @@ pub(crate) struct Candidate {
 }
 
 /// Signal names, in the order of [`Candidate::values`].
-pub(crate) const SIGNALS: [&str; 11] = [
+pub(crate) const SIGNALS: [&str; 12] = [
     "matching",
     "vector",
     "bm25",
@@ -206,6 +213,7 @@ pub(crate) const SIGNALS: [&str; 11] = [
     "episode",
     "time",
     "intent",
+    "graph",
 ];
 
 fn weight_of(w: &Weights, i: usize) -> f64 {
@@ -221,6 +229,7 @@ fn weight_of(w: &Weights, i: usize) -> f64 {
         w.episode,
         w.time,
         w.intent,
+        w.graph,
     ][i]
 }
 

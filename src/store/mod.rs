@@ -4,10 +4,13 @@
 //! it for relays, so a crash loses nothing a call has returned success for.
 
 mod apply;
+mod consolidate;
 mod derived;
+mod lifecycle;
 mod persona;
 #[cfg(feature = "sync")]
 mod relays;
+mod review;
 mod schema;
 mod search;
 mod transfer;
@@ -28,9 +31,12 @@ use crate::error::{Error, Result};
 use crate::identity::Identity;
 
 pub use apply::Outcome;
+pub use consolidate::ConsolidationReport;
+pub use lifecycle::{FactVersion, GraphNeighbour, PruneReport};
 pub use persona::{PersonaInput, PersonaQuery, PersonaStats};
 #[cfg(feature = "sync")]
 pub use relays::RelayInfo;
+pub use review::Ingested;
 pub use transfer::{ImportReport, StoreStats};
 
 /// Where "now" comes from: the system clock, or a fixed time for imports, tests and
@@ -78,6 +84,8 @@ pub struct StoreOptions {
     clock: Arc<dyn Clock>,
     #[cfg(feature = "vectors")]
     embedder: Option<Arc<dyn crate::index::Embedder>>,
+    decay: Arc<dyn crate::lifecycle::DecayPolicy>,
+    lifecycle: LifecycleOptions,
 }
 
 impl Default for StoreOptions {
@@ -87,6 +95,47 @@ impl Default for StoreOptions {
             clock: Arc::new(SystemClock),
             #[cfg(feature = "vectors")]
             embedder: None,
+            decay: Arc::new(crate::lifecycle::Halflife::default()),
+            lifecycle: LifecycleOptions::default(),
+        }
+    }
+}
+
+/// Lifecycle settings: novelty gating, the graph, consolidation. See docs/lifecycle.md.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct LifecycleOptions {
+    /// Thresholds of [`MemoryStore::persona_ingest`].
+    pub gate: crate::lifecycle::gate::GateOptions,
+    /// Edge weights, halflives and spreading activation.
+    pub graph: crate::lifecycle::graph::GraphParams,
+    /// Consolidate after this many writes (0: never automatically).
+    pub consolidate_every: u64,
+    /// Consolidate when no write came for this long and something was written since the
+    /// last cycle (None: never). Needs a Tokio runtime when the store is opened.
+    pub consolidate_idle: Option<std::time::Duration>,
+    /// Cosine at or above which consolidation links two persona memories (semantic edge).
+    pub link_similarity: f64,
+    /// Journal entries whose words overlap this much ([`crate::lifecycle::gate::lexical_similarity`])
+    /// form a recurring pattern ...
+    pub recur_similarity: f64,
+    /// ... once there are this many; consolidation then promotes it to a persona fact.
+    pub recur_min: usize,
+    /// Days a memory stays dissolved before [`MemoryStore::persona_prune`] deletes it.
+    pub dissolve_after_days: f64,
+}
+
+impl Default for LifecycleOptions {
+    fn default() -> Self {
+        LifecycleOptions {
+            gate: Default::default(),
+            graph: Default::default(),
+            consolidate_every: 50,
+            consolidate_idle: Some(std::time::Duration::from_secs(600)),
+            link_similarity: 0.8,
+            recur_similarity: 0.6,
+            recur_min: 3,
+            dissolve_after_days: 30.0,
         }
     }
 }
@@ -117,6 +166,19 @@ impl StoreOptions {
         self.clock = clock;
         self
     }
+
+    /// How persona memories decay (default: [`crate::lifecycle::Halflife`], the published
+    /// client's model).
+    pub fn decay(mut self, policy: Arc<dyn crate::lifecycle::DecayPolicy>) -> Self {
+        self.decay = policy;
+        self
+    }
+
+    /// Gating, graph and consolidation settings.
+    pub fn lifecycle(mut self, options: LifecycleOptions) -> Self {
+        self.lifecycle = options;
+        self
+    }
 }
 
 pub(crate) struct Inner {
@@ -135,6 +197,22 @@ pub(crate) struct Inner {
     events_changed: std::sync::atomic::AtomicBool,
     /// Counts commits that changed events (live sync pushes on each).
     changes: tokio::sync::watch::Sender<u64>,
+    pub(crate) decay: Arc<dyn crate::lifecycle::DecayPolicy>,
+    pub(crate) life: LifecycleOptions,
+    /// The knowledge graph as of a change count and when it was built.
+    #[allow(clippy::type_complexity)]
+    pub(crate) graph: Mutex<Option<(u64, std::time::Instant, Arc<crate::lifecycle::graph::KnowledgeGraph>)>>,
+    /// Bumped by every committed write; the graph cache compares against it.
+    pub(crate) generation: AtomicU64,
+    /// Writes since the last consolidation, and whether one is running.
+    pub(crate) writes_since_consolidation: AtomicU64,
+    pub(crate) consolidating: std::sync::atomic::AtomicBool,
+    /// Pairs of memories retrieved together since the last cycle (kept in memory: a
+    /// search must not cost a write).
+    pub(crate) coactive: Mutex<std::collections::BTreeMap<(String, String), u32>>,
+    /// Milliseconds after `opened` of the last write, for the idle trigger.
+    pub(crate) last_write: AtomicU64,
+    pub(crate) opened: std::time::Instant,
 }
 
 impl Inner {
@@ -249,8 +327,18 @@ impl MemoryStore {
                 warned_no_vectors: std::sync::atomic::AtomicBool::new(false),
                 events_changed: std::sync::atomic::AtomicBool::new(false),
                 changes: tokio::sync::watch::channel(0).0,
+                decay: options.decay,
+                life: options.lifecycle,
+                graph: Mutex::new(None),
+                generation: AtomicU64::new(0),
+                writes_since_consolidation: AtomicU64::new(0),
+                consolidating: std::sync::atomic::AtomicBool::new(false),
+                coactive: Mutex::new(Default::default()),
+                last_write: AtomicU64::new(0),
+                opened: std::time::Instant::now(),
             }),
-        })
+        }
+        .start_idle_consolidation())
     }
 
     /// The store's public key.
@@ -306,20 +394,26 @@ impl MemoryStore {
         F: FnOnce(&Transaction, &Inner) -> Result<T> + Send + 'static,
     {
         let inner = self.inner.clone();
-        tokio::task::spawn_blocking(move || {
+        let (out, changed) = tokio::task::spawn_blocking(move || {
             let mut conn = inner.conn.lock().map_err(|_| Error::Task("store connection poisoned".into()))?;
             let db = Error::db(&inner.path);
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(db)?;
             inner.events_changed.store(false, Ordering::SeqCst);
             let out = f(&tx, &inner)?;
             tx.commit().map_err(Error::db(&inner.path))?;
-            if inner.events_changed.swap(false, Ordering::SeqCst) {
+            let changed = inner.events_changed.swap(false, Ordering::SeqCst);
+            if changed {
                 inner.changes.send_modify(|n| *n += 1);
+                inner.generation.fetch_add(1, Ordering::SeqCst);
             }
-            Ok(out)
+            Ok::<_, Error>((out, changed))
         })
         .await
-        .map_err(|e| Error::Task(e.to_string()))?
+        .map_err(|e| Error::Task(e.to_string()))??;
+        if changed {
+            self.note_write();
+        }
+        Ok(out)
     }
 }
 

@@ -144,8 +144,13 @@ fn query(conn: &Connection, q: &PersonaQuery) -> Result<Vec<(i64, PersonaMemory)
     )
 }
 
+/// Every live persona memory, by address.
+pub(crate) fn load_all(conn: &Connection) -> Result<Vec<(i64, PersonaMemory)>> {
+    load(conn, "", &[])
+}
+
 /// Finds one memory by `key` or `domain/facet/key`.
-fn resolve(conn: &Connection, reference: &str) -> Result<PersonaMemory> {
+pub(crate) fn resolve(conn: &Connection, reference: &str) -> Result<PersonaMemory> {
     let parts: Vec<&str> = reference.split('/').collect();
     let found = if let [domain, facet, key] = parts[..] {
         query(conn, &PersonaQuery::exact(domain, facet, key))?
@@ -164,8 +169,20 @@ fn resolve(conn: &Connection, reference: &str) -> Result<PersonaMemory> {
 }
 
 /// Signs a user edit of a persona memory (`before` is the stored version, if any).
-fn save(tx: &Transaction, inner: &Inner, before: Option<&PersonaMemory>, mut m: PersonaMemory) -> Result<String> {
-    merge::stamp(before, &mut m, &inner.device, inner.clock.now(), true);
+fn save(tx: &Transaction, inner: &Inner, before: Option<&PersonaMemory>, m: PersonaMemory) -> Result<String> {
+    save_with(tx, inner, before, m, true)
+}
+
+/// Signs a new version of a persona memory; `user_edit` is false for changes the
+/// lifecycle makes (state transitions), which must not win a merge against a user's edit.
+pub(crate) fn save_with(
+    tx: &Transaction,
+    inner: &Inner,
+    before: Option<&PersonaMemory>,
+    mut m: PersonaMemory,
+    user_edit: bool,
+) -> Result<String> {
+    merge::stamp(before, &mut m, &inner.device, inner.clock.now(), user_edit);
     let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
     Ok(write_record(tx, inner, &path, Payload::Persona(m))?.id.to_hex())
 }
@@ -181,8 +198,10 @@ fn push_unique(list: &mut Vec<String>, item: &str) {
 fn touch(tx: &Transaction, inner: &Inner, rid: i64, m: &PersonaMemory, now: f64) -> Result<()> {
     let mut m = m.clone();
     merge::count_access(&mut m, &inner.device);
+    inner.decay.on_access(&mut m, now);
     m.last_accessed = m.last_accessed.max(now);
-    m.state = m.compute_state(now);
+    m.sync.life.dissolved_at = None;
+    m.state = super::lifecycle::live_state(inner, &m, now).1;
     tx.execute("UPDATE records SET payload = ?1, dirty = 1 WHERE rid = ?2", params![serde_json::to_string(&m)?, rid])?;
     Ok(())
 }
@@ -219,7 +238,7 @@ impl MemoryStore {
             }
             m.last_reinforced = m.last_reinforced.max(at);
             m.last_accessed = m.last_accessed.max(at);
-            m.state = m.compute_state(at);
+            m.state = super::lifecycle::live_state(inner, &m, at).1;
             save(tx, inner, existing.as_ref(), m)
         })
         .await
@@ -260,9 +279,9 @@ impl MemoryStore {
             .into_iter()
             .filter_map(|h| match h.found {
                 search::Found::Persona(m) => {
-                    let relevance = m.current_relevance(now);
+                    let (relevance, state) = self.live(&m, now);
                     let (match_score, _) = search::theme_score(&terms, &m);
-                    Some(PersonaHit { score: h.score, match_score, relevance, state: m.compute_state(now), memory: m })
+                    Some(PersonaHit { score: h.score, match_score, relevance, state, memory: m })
                 }
                 _ => None,
             })
@@ -326,7 +345,7 @@ impl MemoryStore {
             }
             push_unique(&mut mo.contradicts, &mn.key);
             mo.superseded_by = Some(mn.key.clone());
-            mo.state = mo.compute_state(now);
+            mo.state = super::lifecycle::live_state(inner, &mo, now).1;
             save(tx, inner, Some(&o0), mo)?;
             Ok(())
         })
@@ -369,7 +388,8 @@ impl MemoryStore {
             }
             for (_, m) in query(conn, &PersonaQuery::all())? {
                 stats.total += 1;
-                *stats.by_state.entry(m.compute_state(now).as_str().to_string()).or_default() += 1;
+                let state = super::lifecycle::live_state(inner, &m, now).1;
+                *stats.by_state.entry(state.as_str().to_string()).or_default() += 1;
                 *stats.by_domain.entry(m.domain.clone()).or_default() += 1;
                 *stats.by_facet.entry(format!("{}/{}", m.domain, m.facet)).or_default() += 1;
             }

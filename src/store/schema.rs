@@ -114,6 +114,22 @@ const MIGRATIONS: &[&str] = &[
     DROP TABLE records_fts;
     ALTER TABLE records_fts_new RENAME TO records_fts;
     "#,
+    // 4: finding vectors of another model without reading every vector.
+    r#"
+    CREATE INDEX vectors_model ON vectors(model);
+    "#,
+    // 5: the knowledge graph's learned edges (semantic, co-activated). Local: another
+    // device's consolidation finds its own.
+    r#"
+    CREATE TABLE edges (
+        a          TEXT NOT NULL,
+        b          TEXT NOT NULL,
+        kind       TEXT NOT NULL,
+        weight     REAL NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (a, b, kind)
+    ) STRICT, WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -12,6 +12,8 @@ use crate::search::hybrid::{fuse, Candidate, SIGNALS};
 use crate::search::{self, Found, SearchHit, SearchQuery, Weights};
 
 const DAY: f64 = 86_400.0;
+/// Memories the graph reaches that join the candidates (the most activated).
+const GRAPH_EXTRA: usize = 20;
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
@@ -40,13 +42,20 @@ impl MemoryStore {
         let query_vec = vector_hits.as_ref().map(|(v, _)| v.clone());
         let vids: Vec<(i64, f32)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
         let strengthen = query.strengthen;
+        let graph = if weights.graph > 0.0 && weights.graph_seeds > 0 { Some(self.graph().await?) } else { None };
         let hits = self
             .read(move |conn, inner| {
                 let now = inner.clock.now();
-                let cands = candidates(conn, &query, &weights, &vids, query_vec.as_deref(), now)?;
+                let ctx = Ctx { inner, graph: graph.as_deref(), now };
+                let cands = candidates(conn, &ctx, &query, &weights, &vids, query_vec.as_deref())?;
                 Ok(fuse(cands, &weights, limit))
             })
             .await?;
+        // The best few were retrieved together: consolidation strengthens their links.
+        let top: Vec<String> = hits.iter().take(3).map(|h| h.path.clone()).collect();
+        if top.len() > 1 {
+            self.note_coactivation(&top);
+        }
         if strengthen {
             let paths: Vec<String> =
                 hits.iter().filter(|h| matches!(h.found, Found::Persona(_))).map(|h| h.path.clone()).collect();
@@ -117,27 +126,45 @@ fn fill_cosine(conn: &Connection, qv: &[f32], rids: &[i64], cosine: &mut BTreeMa
     Ok(())
 }
 
+/// What ranking needs besides the query: the decay policy, the graph, the time.
+struct Ctx<'a> {
+    inner: &'a super::Inner,
+    graph: Option<&'a crate::lifecycle::graph::KnowledgeGraph>,
+    now: f64,
+}
+
 fn candidates(
     conn: &Connection,
+    ctx: &Ctx,
     q: &SearchQuery,
     w: &Weights,
     vids: &[(i64, f32)],
     query_vec: Option<&[f32]>,
-    now: f64,
 ) -> Result<Vec<Candidate>> {
+    let now = ctx.now;
+    let live = |p: &PersonaMemory| super::lifecycle::live_state(ctx.inner, p, now);
     let fts_expr = search::fts_any(&search::content_terms(&q.text));
-    let mut bm25: BTreeMap<i64, f64> = BTreeMap::new();
+    // Every matching row's BM25, in one pass: FTS5 scores every match anyway to sort
+    // them, and a second MATCH for the episode rows below would compute the corpus
+    // statistics again. Scores are kept aside; the pool is the best `w.pool`.
+    let mut lexical_all: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
     if let Some(expr) = &fts_expr {
         let mut stmt = conn.prepare_cached(
-            "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1 ORDER BY bm25(records_fts, 3.0, 2.0, 1.0) LIMIT ?2",
+            "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1",
         )?;
-        for row in
-            stmt.query_map(rusqlite::params![expr, w.pool as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))?
-        {
+        for row in stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
             let (rid, score) = row?;
-            bm25.insert(rid, -score);
+            lexical_all.insert(rid, -score);
         }
     }
+    let mut ranked: Vec<(i64, f64)> = lexical_all.iter().map(|(r, s)| (*r, *s)).collect();
+    if ranked.len() > w.pool && w.pool > 0 {
+        ranked.select_nth_unstable_by(w.pool - 1, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        ranked.truncate(w.pool);
+    } else if w.pool == 0 {
+        ranked.clear();
+    }
+    let mut bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
     let mut cosine: BTreeMap<i64, f64> = BTreeMap::new();
     if !vids.is_empty() {
         let mut stmt = conn.prepare_cached("SELECT rid FROM vectors WHERE vid = ?1")?;
@@ -194,15 +221,43 @@ fn candidates(
             if let Some(qv) = query_vec {
                 fill_cosine(conn, qv, &added, &mut cosine)?;
             }
-            if let Some(expr) = &fts_expr {
-                let list = added.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(",");
-                let sql = format!(
-                    "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1 AND rowid IN ({list})"
-                );
-                let mut stmt = conn.prepare(&sql)?;
-                for row in stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
-                    let (rid, score) = row?;
-                    bm25.insert(rid, -score);
+            for rid in &added {
+                if let Some(score) = lexical_all.get(rid) {
+                    bm25.insert(*rid, *score);
+                }
+            }
+        }
+    }
+
+    // Graph: activation spreads from the strongest matches; the memories it reaches most
+    // join the candidates.
+    let mut activation: BTreeMap<String, f64> = BTreeMap::new();
+    if let Some(graph) = ctx.graph {
+        let mut seeds: Vec<(String, f64)> =
+            rows.iter().map(|(rid, r)| (r.path.clone(), matching(*rid, &bm25, &cosine))).collect();
+        seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        seeds.truncate(w.graph_seeds);
+        seeds.retain(|(p, m)| *m > 0.0 && graph.contains(p));
+        if !seeds.is_empty() {
+            activation = super::lifecycle::graph_signal(graph, &seeds, now);
+            let known: std::collections::HashSet<&str> = rows.values().map(|r| r.path.as_str()).collect();
+            let mut extra: Vec<(&String, &f64)> =
+                activation.iter().filter(|(p, a)| **a > 0.0 && !known.contains(p.as_str())).collect();
+            extra.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
+            let mut stmt = conn.prepare_cached("SELECT rid FROM records WHERE path = ?1 AND deleted = 0")?;
+            let mut added = Vec::new();
+            for (path, _) in extra.into_iter().take(GRAPH_EXTRA) {
+                if let Ok(rid) = stmt.query_row([path], |r| r.get::<_, i64>(0)) {
+                    added.push(rid);
+                }
+            }
+            load_rows(conn, added.iter().copied(), &mut rows)?;
+            if let Some(qv) = query_vec {
+                fill_cosine(conn, qv, &added, &mut cosine)?;
+            }
+            for rid in &added {
+                if let Some(score) = lexical_all.get(rid) {
+                    bm25.insert(*rid, *score);
                 }
             }
         }
@@ -241,6 +296,9 @@ fn candidates(
         values[index_of("vector")] = cosine.get(&rid).copied();
         values[index_of("bm25")] = bm25.get(&rid).copied();
         values[index_of("recency")] = Some(t);
+        if ctx.graph.is_some() && !activation.is_empty() {
+            values[index_of("graph")] = Some(round3(activation.get(&row.path).copied().unwrap_or(0.0)));
+        }
         // A memory outside the journal is its own episode: the signal exists for every
         // candidate, so no kind gains by carrying it.
         values[index_of("episode")] = Some(if row.kind == "journal" { episode_best(row.ts) } else { match_of[&rid] });
@@ -265,8 +323,7 @@ fn candidates(
             if q.domain.as_ref().is_some_and(|d| *d != p.domain) || q.facet.as_ref().is_some_and(|f| *f != p.facet) {
                 continue;
             }
-            let relevance = p.current_relevance(now);
-            let state = MemoryState::from_relevance(relevance);
+            let (relevance, state) = live(p);
             let wanted = if q.states.is_empty() {
                 matches!(state, MemoryState::Active | MemoryState::Fading)
             } else {

@@ -55,40 +55,7 @@ impl MemoryStore {
     pub async fn forget(&self, key: &str) -> Result<String> {
         validate_key(key)?;
         let key = key.to_string();
-        self.write(move |tx, inner| {
-            let now = inner.clock.now();
-            let path = Path::Kv { key };
-            let codec = &inner.codec;
-            let d = codec.d_tag(&path);
-            let cur = apply::current(tx, &path.to_d())?;
-            let tomb = write_record(
-                tx,
-                inner,
-                &path,
-                Payload::Tombstone(crate::codec::Tombstone { path: path.to_d(), deleted_at: now }),
-            )?;
-            let mut ids = Vec::new();
-            let mut d_tags = vec![d.clone()];
-            if let Some(c) = cur.filter(|c| !c.deleted) {
-                ids.push(c.event_id);
-                if c.d_tag != d {
-                    d_tags.push(c.d_tag);
-                }
-            }
-            // The tombstone too: on relays that honour `e` deletions (nostr-rs-relay),
-            // the key then serves nothing at all, which is what the published client
-            // needs to see `recall` return None.
-            ids.push(tomb.id.to_hex());
-            let del = codec.deletion_event(&ids, &d_tags, tomb.created_at.as_secs())?;
-            let decoded = Decoded::Deletion { ids, d_tags };
-            if apply::apply(tx, codec, &del, &decoded)? != Outcome::Applied {
-                return Err(Error::Task("own deletion was not applied".into()));
-            }
-            enqueue(tx, &del)?;
-            inner.touch_events();
-            Ok(del.id.to_hex())
-        })
-        .await
+        self.write(move |tx, inner| forget_path(tx, inner, &Path::Kv { key })).await
     }
 
     /// Appends a journal entry. Returns the event id.
@@ -130,4 +97,39 @@ impl MemoryStore {
         })
         .await
     }
+}
+
+/// Forgets the record at `path`: a tombstone replaces it, and a NIP-09 deletion with `e`,
+/// `a` and `k` tags asks relays to drop it. Returns the deletion's event id.
+pub(crate) fn forget_path(tx: &rusqlite::Transaction, inner: &super::Inner, path: &Path) -> Result<String> {
+    let now = inner.clock.now();
+    let codec = &inner.codec;
+    let d = codec.d_tag(path);
+    let cur = apply::current(tx, &path.to_d())?;
+    let tomb = write_record(
+        tx,
+        inner,
+        path,
+        Payload::Tombstone(crate::codec::Tombstone { path: path.to_d(), deleted_at: now }),
+    )?;
+    let mut ids = Vec::new();
+    let mut d_tags = vec![d.clone()];
+    if let Some(c) = cur.filter(|c| !c.deleted) {
+        ids.push(c.event_id);
+        if c.d_tag != d {
+            d_tags.push(c.d_tag);
+        }
+    }
+    // The tombstone too: on relays that honour `e` deletions (nostr-rs-relay), the key
+    // then serves nothing at all, which is what the published client needs to see
+    // `recall` return None.
+    ids.push(tomb.id.to_hex());
+    let del = codec.deletion_event(&ids, &d_tags, tomb.created_at.as_secs())?;
+    let decoded = Decoded::Deletion { ids, d_tags };
+    if apply::apply(tx, codec, &del, &decoded)? != Outcome::Applied {
+        return Err(Error::Task("own deletion was not applied".into()));
+    }
+    enqueue(tx, &del)?;
+    inner.touch_events();
+    Ok(del.id.to_hex())
 }

@@ -32,19 +32,28 @@ impl VectorState {
     pub(crate) fn open(conn: &rusqlite::Connection, db: &std::path::Path, embedder: Arc<dyn Embedder>) -> Result<Self> {
         let model = embedder.model_id().to_string();
         let dims = embedder.dims();
-        conn.execute(
-            "UPDATE records SET needs_vec = 1 WHERE rid IN (SELECT rid FROM vectors WHERE model != ?1)",
-            [&model],
-        )?;
-        conn.execute("DELETE FROM vectors WHERE model != ?1", [&model])?;
+        // Two range probes on the model index, so a store whose vectors all come from this
+        // model opens without touching the vectors themselves.
+        let other: Option<i64> = conn
+            .query_row("SELECT vid FROM vectors WHERE model < ?1 OR model > ?1 LIMIT 1", [&model], |r| r.get(0))
+            .ok();
+        if other.is_some() {
+            conn.execute(
+                "UPDATE records SET needs_vec = 1 WHERE rid IN (SELECT rid FROM vectors WHERE model != ?1)",
+                [&model],
+            )?;
+            conn.execute("DELETE FROM vectors WHERE model != ?1", [&model])?;
+        }
         let dir = VectorIndex::dir_for(db);
-        let count: i64 = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get(0))?;
         let (mut index, since) = match VectorIndex::load(&dir, &model, dims) {
             Some(idx) => {
                 let since = idx.max_vid();
                 (idx, since)
             }
-            None => (VectorIndex::new(&model, dims, count as usize), 0),
+            None => {
+                let count: i64 = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get(0))?;
+                (VectorIndex::new(&model, dims, count as usize), 0)
+            }
         };
         let mut stmt = conn.prepare("SELECT vid, vec FROM vectors WHERE vid > ?1 ORDER BY vid")?;
         let rows = stmt.query_map([since], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;

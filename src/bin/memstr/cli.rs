@@ -38,6 +38,10 @@ pub struct Args {
     #[arg(long, global = true, env = "MEMSTR_D_TAGS", value_name = "compatible|blinded")]
     d_tags: Option<DTagMode>,
 
+    /// How persona memories decay: halflife (the published client's model) or fsrs6.
+    #[arg(long, global = true, env = "MEMSTR_DECAY", value_name = "halflife|fsrs6", default_value = "halflife")]
+    decay: String,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -116,6 +120,34 @@ enum Command {
         #[arg(long)]
         no_vectors: bool,
     },
+    /// Review the persona: states, contradictions, stale beliefs, orphans, suggestions
+    /// (stored as an introspection event).
+    Introspect,
+    /// Move persona memories to the state their decay puts them in; delete those
+    /// dissolved for 30 days.
+    Prune,
+    /// The active persona in compressed form for an LLM's context.
+    Compress {
+        /// Only this domain.
+        #[arg(long)]
+        domain: Option<String>,
+        /// Token budget.
+        #[arg(long, default_value_t = 500)]
+        max_tokens: usize,
+    },
+    /// One consolidation cycle: prune, promote recurring journal content, link similar
+    /// memories, strengthen co-retrieved links, decay weak ones.
+    Consolidate,
+    /// Pin a persona memory (key or domain/facet/key): it never decays or gets pruned.
+    Pin { reference: String },
+    /// Unpin a persona memory.
+    Unpin { reference: String },
+    /// A memory's neighbours in the knowledge graph, with edge types and weights
+    /// (persona key, domain/facet/key, or a record path).
+    Graph { reference: String },
+    /// Keyed facts: one current value per subject and attribute, with history.
+    #[command(subcommand)]
+    Fact(FactCommand),
     /// Counts: records, events, outbox, rejected events per reason.
     Stats,
     /// Relays this store syncs with.
@@ -152,6 +184,16 @@ enum Command {
         /// Input file [default: standard input].
         file: Option<PathBuf>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum FactCommand {
+    /// Set SUBJECT's ATTRIBUTE to VALUE in DOMAIN (the old value goes to the history).
+    Set { domain: String, subject: String, attribute: String, value: String },
+    /// The current value (exit 1 if none).
+    Get { domain: String, subject: String, attribute: String },
+    /// Every value, oldest first.
+    History { domain: String, subject: String, attribute: String },
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -210,6 +252,10 @@ enum PersonaCommand {
         /// When it was learned (Unix seconds) [default: now].
         #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
         at: Option<f64>,
+        /// Pass it through the novelty gate: a near-duplicate reinforces, a correction
+        /// supersedes, novel content is created (prints the decision).
+        #[arg(long)]
+        gate: bool,
     },
     /// Show one memory (counts as an access unless --peek).
     Get {
@@ -305,6 +351,8 @@ fn wants_vectors(args: &Args) -> bool {
     match &args.command {
         Command::Search { no_vectors, .. } => !no_vectors,
         Command::Persona(PersonaCommand::Search { .. }) => true,
+        Command::Persona(PersonaCommand::Add { gate: true, .. }) => true,
+        Command::Introspect | Command::Consolidate => true,
         _ => false,
     }
 }
@@ -324,6 +372,10 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
     if let Some(mode) = args.d_tags {
         options = options.d_tag_mode(mode);
     }
+    let Some(policy) = memstr::lifecycle::policy_by_name(&args.decay) else {
+        bail!("unknown decay policy {:?}: halflife or fsrs6", args.decay);
+    };
+    options = options.decay(Arc::from(policy));
     let path = args.dir()?.join("memstr.db");
     Ok(MemoryStore::open(&path, identity, options).await?)
 }
@@ -468,13 +520,60 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
         }
         Command::Status => out.status(&store.stats().await?, &store.relays().await?),
+        Command::Introspect => out.introspection(&store.persona_introspect().await?),
+        Command::Prune => out.prune(&store.persona_prune().await?),
+        Command::Compress { domain, max_tokens } => {
+            let options = memstr::lifecycle::compress::CompressOptions {
+                domain: domain.clone(),
+                max_tokens: Some(*max_tokens),
+                ..Default::default()
+            };
+            out.compressed(&store.persona_compress_with(options).await?);
+        }
+        Command::Consolidate => out.consolidation(&store.consolidate().await?),
+        Command::Pin { reference } => {
+            store.persona_pin(reference, true).await?;
+            out.done(&format!("pinned {reference}"));
+        }
+        Command::Unpin { reference } => {
+            store.persona_pin(reference, false).await?;
+            out.done(&format!("unpinned {reference}"));
+        }
+        Command::Graph { reference } => out.neighbours(&store.graph_neighbours(reference).await?),
+        Command::Fact(FactCommand::Set { domain, subject, attribute, value }) => {
+            out.event_id(&store.fact_set(domain, subject, attribute, value).await?)
+        }
+        Command::Fact(FactCommand::Get { domain, subject, attribute }) => {
+            match store.fact_get(domain, subject, attribute).await? {
+                Some(v) => out.value(&v),
+                None => {
+                    out.not_found(&format!("{domain}/facts/{subject}:{attribute}"));
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        Command::Fact(FactCommand::History { domain, subject, attribute }) => {
+            out.fact_history(&store.fact_history(domain, subject, attribute).await?)
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
 
 async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64) -> Result<ExitCode> {
     match cmd {
-        PersonaCommand::Add { domain, facet, key, value, themes, connections, source, confidence, halflife, at } => {
+        PersonaCommand::Add {
+            domain,
+            facet,
+            key,
+            value,
+            themes,
+            connections,
+            source,
+            confidence,
+            halflife,
+            at,
+            gate,
+        } => {
             let input = PersonaInput {
                 themes: themes.clone(),
                 connections: connections.clone(),
@@ -484,7 +583,11 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
                 at: *at,
                 ..PersonaInput::new(domain, facet, key, value)
             };
-            out.event_id(&store.persona_remember(input).await?);
+            if *gate {
+                out.ingested(&store.persona_ingest(input).await?);
+            } else {
+                out.event_id(&store.persona_remember(input).await?);
+            }
         }
         PersonaCommand::Get { domain, facet, key, peek } => {
             let q = PersonaQuery::exact(domain, facet, key);

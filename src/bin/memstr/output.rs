@@ -5,10 +5,12 @@ use std::path::Path;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
+use memstr::lifecycle::compress::Compressed;
+use memstr::lifecycle::gate::GateDecision;
 use memstr::sync::{ProgressFn, RelayReport};
 use memstr::{
-    DTagMode, Identity, ImportReport, JournalEntry, Memory, PersonaHit, PersonaMemory, PersonaStats, RelayInfo,
-    StoreStats,
+    ConsolidationReport, DTagMode, FactVersion, GraphNeighbour, Identity, ImportReport, Ingested, IntrospectionReport,
+    JournalEntry, Memory, PersonaHit, PersonaMemory, PersonaStats, PruneReport, RelayInfo, StoreStats,
 };
 use serde_json::{json, Value};
 
@@ -50,6 +52,140 @@ fn time(ts: f64) -> String {
 }
 
 impl Out {
+    pub fn value(&self, v: &str) {
+        if self.json {
+            print_json(&json!({"value": v}));
+        } else {
+            println!("{v}");
+        }
+    }
+
+    pub fn introspection(&self, r: &IntrospectionReport) {
+        if self.json {
+            print_json(&serde_json::to_value(r).expect("a report serialises"));
+            return;
+        }
+        println!(
+            "{} memories: {} active, {} fading, {} forgotten, {} dissolved",
+            r.total_memories, r.active, r.fading, r.forgotten, r.dissolved
+        );
+        let pairs = |name: &str, v: &[(String, String)], sep: &str| {
+            if !v.is_empty() {
+                println!("{name}:");
+                for (a, b) in v {
+                    println!("  {a} {sep} {b}");
+                }
+            }
+        };
+        let list = |name: &str, v: &[String]| {
+            if !v.is_empty() {
+                println!("{name}: {}", v.join(", "));
+            }
+        };
+        pairs("contradictions", &r.contradictions, "x");
+        list("stale beliefs", &r.stale_beliefs);
+        list("orphaned", &r.orphaned);
+        list("overloaded facets", &r.overloaded_facets);
+        pairs("suggested connections", &r.suggested_connections, "~");
+        list("suggested revisions", &r.suggested_revisions);
+        list("suggested compressions", &r.suggested_compressions);
+    }
+
+    pub fn prune(&self, r: &PruneReport) {
+        if self.json {
+            print_json(&json!({"count": r.count(), "transitions": r.transitions, "deleted": r.deleted}));
+            return;
+        }
+        for (address, from, to) in &r.transitions {
+            println!("{address}: {from} -> {to}");
+        }
+        for address in &r.deleted {
+            println!("{address}: deleted (dissolved 30 days)");
+        }
+        println!("{} changed", r.count());
+    }
+
+    pub fn compressed(&self, c: &Compressed) {
+        if self.json {
+            print_json(&json!({"text": c.text, "included": c.included, "omitted": c.omitted,
+                "estimated_tokens": c.estimated_tokens}));
+        } else {
+            println!("{}", c.text);
+        }
+    }
+
+    pub fn consolidation(&self, r: &ConsolidationReport) {
+        if self.json {
+            print_json(&serde_json::to_value(r).expect("a report serialises"));
+            return;
+        }
+        println!(
+            "states changed {}, deleted {}, promoted {}, linked {}, strengthened {}, decay days {}, edges pruned {}, edges {}",
+            r.prune.transitions.len(),
+            r.prune.deleted.len(),
+            r.promoted.len(),
+            r.linked,
+            r.strengthened,
+            r.decay_days,
+            r.edges_pruned,
+            r.edges
+        );
+        for p in &r.promoted {
+            println!("  promoted {p}");
+        }
+    }
+
+    pub fn neighbours(&self, ns: &[GraphNeighbour]) {
+        if self.json {
+            print_json(&serde_json::to_value(ns).expect("neighbours serialise"));
+            return;
+        }
+        for n in ns {
+            let arrow = if n.outgoing { "->" } else { "--" };
+            println!("{:.3}  {arrow} {:<13} {} ({})", n.weight, n.edge, n.id, n.node);
+        }
+    }
+
+    pub fn fact_history(&self, vs: &[FactVersion]) {
+        if self.json {
+            print_json(&serde_json::to_value(vs).expect("versions serialise"));
+            return;
+        }
+        for v in vs {
+            match v.until {
+                Some(u) => println!("{} .. {}  {}", time(v.from), time(u), v.value),
+                None => println!("{} .. now                   {}", time(v.from), v.value),
+            }
+        }
+    }
+
+    pub fn ingested(&self, i: &Ingested) {
+        let (decision, target, similarity, cue) = match &i.decision {
+            GateDecision::Reinforce { key, similarity, .. } => {
+                ("reinforce", Some(key.as_str()), Some(*similarity), None)
+            }
+            GateDecision::Update { key, similarity, .. } => ("update", Some(key.as_str()), Some(*similarity), None),
+            GateDecision::Supersede { key, similarity, cue, .. } => {
+                ("supersede", Some(key.as_str()), Some(*similarity), Some(cue.as_str()))
+            }
+            _ => ("create", None, None, None),
+        };
+        if self.json {
+            print_json(&json!({"decision": decision, "existing": target, "similarity": similarity, "cue": cue,
+                "address": i.address, "event_id": i.event_id}));
+        } else {
+            match target {
+                Some(t) => println!(
+                    "{decision} {t} (similarity {:.3}{}) -> {}",
+                    similarity.unwrap_or(0.0),
+                    cue.map(|c| format!(", {c}")).unwrap_or_default(),
+                    i.address
+                ),
+                None => println!("create {}", i.address),
+            }
+        }
+    }
+
     pub fn init(&self, id: &Identity, key_file: &Path, store: &Path, mode: DTagMode) {
         if self.json {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(),

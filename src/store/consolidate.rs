@@ -1,0 +1,334 @@
+//! The consolidation cycle (seeds 000 and 001): prune lifecycle states, promote
+//! recurring journal content to persona facts, link similar persona memories, strengthen
+//! edges between memories retrieved together, decay and drop weak learned edges.
+//!
+//! Idempotent: every step is a function of the store's contents plus what happened
+//! since the last cycle (new journal entries, co-retrievals, whole days elapsed), so a
+//! second run with nothing new in between changes nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::Ordering;
+
+use rusqlite::{Connection, Transaction};
+use serde::Serialize;
+
+use super::lifecycle::{live_state, load_edges, meta_get, meta_set, prune, save_edges, PruneReport};
+use super::persona::save_with;
+use super::{Inner, MemoryStore};
+use crate::error::Result;
+use crate::lifecycle::gate::lexical_similarity;
+use crate::lifecycle::graph::{self, EdgeKind, StoredEdge};
+use crate::model::{JournalEntry, PersonaMemory};
+use crate::search;
+
+const DAY: f64 = 86_400.0;
+/// Journal entries examined for recurrence per cycle (the newest first); later cycles
+/// take the rest.
+const RECUR_BATCH: usize = 1_000;
+/// Co-retrieval of two memories adds this much to their edge (Vestige: 0..2 strength).
+const COACTIVATION_STEP: f64 = 0.2;
+
+/// What one consolidation cycle changed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ConsolidationReport {
+    /// Lifecycle state changes and deletions ([`MemoryStore::persona_prune`]).
+    pub prune: PruneReport,
+    /// Persona memories created from recurring journal content, by address.
+    pub promoted: Vec<String>,
+    /// Semantic edges added or re-weighted between similar persona memories.
+    pub linked: usize,
+    /// Co-activation edges strengthened (memories retrieved together).
+    pub strengthened: usize,
+    /// Whole days of edge decay applied, and the weak edges dropped.
+    pub decay_days: u64,
+    pub edges_pruned: usize,
+    /// Learned edges after the cycle.
+    pub edges: usize,
+    /// When it ran.
+    pub at: f64,
+}
+
+impl ConsolidationReport {
+    /// Whether the cycle changed anything.
+    pub fn changed(&self) -> bool {
+        self.prune.count() > 0
+            || !self.promoted.is_empty()
+            || self.linked > 0
+            || self.strengthened > 0
+            || self.decay_days > 0
+            || self.edges_pruned > 0
+    }
+}
+
+/// Recurring journal content: clusters of at least `recur_min` similar entries among the
+/// entries written since the last cycle and their nearest neighbours.
+struct Recurrence {
+    /// Earliest entry's content, and how many entries recur.
+    content: String,
+    count: usize,
+}
+
+fn slug(text: &str) -> String {
+    let words: Vec<String> = search::content_terms(text).into_iter().take(6).collect();
+    let s = words.join("-");
+    if s.is_empty() {
+        "entry".into()
+    } else {
+        s.chars().take(80).collect()
+    }
+}
+
+/// Journal entries after `after_rid` (newest `RECUR_BATCH`), with rid and content.
+fn new_journal(conn: &Connection, after_rid: i64) -> Result<Vec<(i64, JournalEntry)>> {
+    let mut stmt = conn.prepare(
+        "SELECT rid, payload FROM records WHERE kind = 'journal' AND deleted = 0 AND payload IS NOT NULL AND rid > ?1
+         ORDER BY rid DESC LIMIT ?2",
+    )?;
+    let rows = stmt.query_map(rusqlite::params![after_rid, RECUR_BATCH as i64], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (rid, json) = row?;
+        out.push((rid, serde_json::from_str(&json)?));
+    }
+    Ok(out)
+}
+
+/// Entries lexically similar to `text` (FTS5 candidates, then word overlap): the fallback
+/// when there are no vectors.
+fn lexical_neighbours(conn: &Connection, text: &str, threshold: f64) -> Result<Vec<(i64, String)>> {
+    let Some(expr) = search::fts_any(&search::content_terms(text)) else { return Ok(Vec::new()) };
+    let mut stmt = conn.prepare_cached(
+        "SELECT r.rid, r.payload FROM records_fts f JOIN records r ON r.rid = f.rowid
+         WHERE records_fts MATCH ?1 AND r.kind = 'journal' AND r.deleted = 0 ORDER BY f.rank LIMIT 20",
+    )?;
+    let rows = stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (rid, json) = row?;
+        let e: JournalEntry = serde_json::from_str(&json)?;
+        if lexical_similarity(text, &e.content) >= threshold {
+            out.push((rid, e.content));
+        }
+    }
+    Ok(out)
+}
+
+impl MemoryStore {
+    /// Runs one consolidation cycle now (see the module doc and docs/lifecycle.md).
+    pub async fn consolidate(&self) -> Result<ConsolidationReport> {
+        #[cfg(feature = "vectors")]
+        self.index_pending().await?;
+        let coactive: BTreeMap<(String, String), u32> =
+            std::mem::take(&mut *self.inner.coactive.lock().map_err(|_| crate::Error::Task("log poisoned".into()))?);
+        let (similar, recurring, watermark) = self.consolidation_inputs().await?;
+        let report = self
+            .write(move |tx, inner| {
+                let now = inner.clock.now();
+                let mut report = ConsolidationReport { at: now, ..Default::default() };
+                report.prune = prune(tx, inner)?;
+                report.promoted = promote(tx, inner, &recurring, now)?;
+                let before = load_edges(tx)?;
+                let mut edges = before.clone();
+                // Decay counts whole days since the last decay, so a second cycle on the
+                // same day decays nothing.
+                let today = (now / DAY).floor() as i64;
+                let last: i64 = meta_get(tx, "edges_decayed_day")?.and_then(|s| s.parse().ok()).unwrap_or(today);
+                if today > last {
+                    report.decay_days = (today - last) as u64;
+                    let factor = graph::CYCLE_DECAY.powi(report.decay_days as i32);
+                    report.edges_pruned = graph::decay_and_prune(&mut edges, factor, graph::PRUNE_BELOW);
+                }
+                meta_set(tx, "edges_decayed_day", &today.max(last).to_string())?;
+                for (a, b, sim, created_at) in &similar {
+                    let edge = StoredEdge {
+                        a: a.clone(),
+                        b: b.clone(),
+                        kind: EdgeKind::Semantic,
+                        weight: *sim,
+                        created_at: *created_at,
+                    };
+                    let old = edges.iter().find(|e| e.kind == EdgeKind::Semantic && e.a == *a && e.b == *b).cloned();
+                    graph::upsert(&mut edges, edge.clone());
+                    if old.as_ref() != Some(&edge) {
+                        report.linked += 1;
+                    }
+                }
+                for ((a, b), n) in &coactive {
+                    graph::strengthen(&mut edges, a, b, COACTIVATION_STEP * *n as f64, now);
+                    report.strengthened += 1;
+                }
+                edges.sort_by(|x, y| (&x.a, &x.b, x.kind.as_str()).cmp(&(&y.a, &y.b, y.kind.as_str())));
+                if edges != before {
+                    save_edges(tx, &edges)?;
+                }
+                report.edges = edges.len();
+                meta_set(tx, "consolidated_journal_rid", &watermark.to_string())?;
+                meta_set(tx, "last_consolidation", &now.to_string())?;
+                Ok(report)
+            })
+            .await?;
+        self.inner.writes_since_consolidation.store(0, Ordering::SeqCst);
+        // Learned edges changed without any event changing: the cached graph is stale.
+        self.inner.generation.fetch_add(1, Ordering::SeqCst);
+        Ok(report)
+    }
+
+    /// What consolidation needs from outside the write transaction: similar persona pairs
+    /// `(a, b, similarity, edge time)` with `a < b`, recurring journal content, and the
+    /// newest journal rid examined.
+    #[allow(clippy::type_complexity)]
+    async fn consolidation_inputs(&self) -> Result<(Vec<(String, String, f64, f64)>, Vec<Recurrence>, i64)> {
+        #[cfg(feature = "vectors")]
+        let vectors_on = self.inner.vectors.is_some();
+        #[cfg(not(feature = "vectors"))]
+        let vectors_on = false;
+        self.read(move |conn, inner| {
+            let link = inner.life.link_similarity;
+            let recur = inner.life.recur_similarity;
+            // Persona memories: few (thousands at most), so every pair is compared.
+            let persona = super::persona::load_all(conn)?;
+            let mut vecs: BTreeMap<i64, Vec<f32>> = BTreeMap::new();
+            if vectors_on {
+                let mut stmt = conn.prepare(
+                    "SELECT v.rid, v.vec FROM vectors v JOIN records r ON r.rid = v.rid WHERE r.kind = 'persona' AND r.deleted = 0",
+                )?;
+                for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))? {
+                    let (rid, blob) = row?;
+                    vecs.insert(rid, crate::index::vectors::from_blob(&blob));
+                }
+            }
+            let path_of = |m: &PersonaMemory| {
+                crate::codec::Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d()
+            };
+            let mut similar = Vec::new();
+            for (i, (ra, ma)) in persona.iter().enumerate() {
+                for (rb, mb) in &persona[i + 1..] {
+                    let sim = match (vecs.get(ra), vecs.get(rb)) {
+                        (Some(x), Some(y)) => x.iter().zip(y).map(|(p, q)| (p * q) as f64).sum::<f64>(),
+                        _ if vectors_on => continue,
+                        _ => lexical_similarity(&ma.value, &mb.value),
+                    };
+                    if sim >= link {
+                        let (a, b) = (path_of(ma), path_of(mb));
+                        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+                        let t = ma.created_at.max(mb.created_at);
+                        similar.push((a, b, (sim * 1000.0).round() / 1000.0, t));
+                    }
+                }
+            }
+            // Journal: entries since the last cycle, each with its similar entries.
+            let after: i64 = meta_get(conn, "consolidated_journal_rid")?.and_then(|s| s.parse().ok()).unwrap_or(0);
+            let fresh = new_journal(conn, after)?;
+            let watermark = fresh.iter().map(|(rid, _)| *rid).max().unwrap_or(after).max(after);
+            let mut seen: BTreeSet<i64> = BTreeSet::new();
+            let mut recurring = Vec::new();
+            for (rid, entry) in &fresh {
+                if seen.contains(rid) {
+                    continue;
+                }
+                let neighbours = lexical_neighbours(conn, &entry.content, recur)?;
+                let mut cluster: Vec<(i64, String)> = neighbours;
+                if !cluster.iter().any(|(r, _)| r == rid) {
+                    cluster.push((*rid, entry.content.clone()));
+                }
+                if cluster.len() >= inner.life.recur_min {
+                    cluster.sort_by_key(|(r, _)| *r);
+                    seen.extend(cluster.iter().map(|(r, _)| *r));
+                    recurring.push(Recurrence { content: cluster[0].1.clone(), count: cluster.len() });
+                }
+            }
+            Ok((similar, recurring, watermark))
+        })
+        .await
+    }
+
+    /// Counts a write toward the next automatic cycle, and starts one when due.
+    pub(crate) fn note_write(&self) {
+        let every = self.inner.life.consolidate_every;
+        let n = self.inner.writes_since_consolidation.fetch_add(1, Ordering::SeqCst) + 1;
+        self.inner.last_write.store(self.inner.opened.elapsed().as_millis() as u64, Ordering::SeqCst);
+        if every > 0 && n >= every {
+            self.spawn_consolidation();
+        }
+    }
+
+    fn spawn_consolidation(&self) {
+        let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+        if self.inner.consolidating.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let store = self.clone();
+        handle.spawn(async move {
+            if let Err(e) = store.consolidate().await {
+                tracing::warn!("automatic consolidation failed: {e}");
+            }
+            store.inner.consolidating.store(false, Ordering::SeqCst);
+        });
+    }
+
+    /// Starts the idle timer (when configured and a runtime is running): a cycle runs once
+    /// no write has come for `consolidate_idle` and something was written since the last.
+    pub(crate) fn start_idle_consolidation(self) -> Self {
+        let Some(idle) = self.inner.life.consolidate_idle else { return self };
+        let Ok(handle) = tokio::runtime::Handle::try_current() else { return self };
+        let weak = std::sync::Arc::downgrade(&self.inner);
+        let tick = idle.min(std::time::Duration::from_secs(30)).max(std::time::Duration::from_millis(10));
+        handle.spawn(async move {
+            loop {
+                tokio::time::sleep(tick).await;
+                // The store is gone once every handle is dropped: stop with it.
+                let Some(inner) = weak.upgrade() else { break };
+                let store = MemoryStore { inner };
+                let quiet = store.inner.opened.elapsed().as_millis() as u64
+                    - store
+                        .inner
+                        .last_write
+                        .load(Ordering::SeqCst)
+                        .min(store.inner.opened.elapsed().as_millis() as u64);
+                if store.inner.writes_since_consolidation.load(Ordering::SeqCst) > 0 && quiet >= idle.as_millis() as u64
+                {
+                    store.spawn_consolidation();
+                }
+            }
+        });
+        self
+    }
+
+    /// Notes that the memories at these paths were retrieved together (top search hits);
+    /// the next cycle strengthens their edges.
+    pub(crate) fn note_coactivation(&self, paths: &[String]) {
+        let Ok(mut log) = self.inner.coactive.lock() else { return };
+        for (i, a) in paths.iter().enumerate() {
+            for b in &paths[i + 1..] {
+                let key = if a <= b { (a.clone(), b.clone()) } else { (b.clone(), a.clone()) };
+                *log.entry(key).or_default() += 1;
+            }
+        }
+    }
+}
+
+/// Creates a persona fact for each recurring pattern not promoted before.
+fn promote(tx: &Transaction, inner: &Inner, recurring: &[Recurrence], now: f64) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for r in recurring {
+        let key = format!("recurring-{}", slug(&r.content));
+        let exists: bool = tx.query_row(
+            "SELECT EXISTS(SELECT 1 FROM records WHERE kind = 'persona' AND domain = 'self' AND facet = 'facts' AND key = ?1)",
+            [&key],
+            |row| row.get(0),
+        )?;
+        if exists {
+            continue;
+        }
+        let value: String = r.content.chars().take(2_000).collect();
+        let mut m = PersonaMemory::new("self", "facts", &key, &value, now);
+        m.themes = search::content_terms(&r.content).into_iter().take(3).collect();
+        m.source = format!("consolidation: {} similar journal entries", r.count);
+        m.state = live_state(inner, &m, now).1;
+        out.push(m.address());
+        save_with(tx, inner, None, m, true)?;
+    }
+    Ok(out)
+}
