@@ -22,7 +22,8 @@
 //!    Peak RSS of this process: writing, embedding and building the HNSW graph.
 //! 2. measure: loads the model, then opens the store three times (each: `MemoryStore::open`,
 //!    `index_pending()` which must return 0, the first search), keeping the last one open;
-//!    runs `--queries` searches without query embedding, then the same with it; reads the
+//!    runs `--queries` searches without query embedding, then the same with it, then
+//!    (a diagnostic) the first pass again with the episode expansion off; reads the
 //!    peak RSS (the "serving" number: model + open store + searches); then the floors:
 //!    the same queries as a raw FTS5 query through rusqlite on the store file, and as a
 //!    brute-force cosine scan over the stored vectors (loaded once into memory; only the
@@ -44,7 +45,7 @@ use std::time::Instant;
 
 use memstr::index::vectors::{from_blob, VectorIndex};
 use memstr::index::{Embedder, OnnxEmbedder};
-use memstr::search::{content_terms, fts_any, SearchQuery};
+use memstr::search::{content_terms, fts_any, SearchQuery, Weights};
 use memstr::{Identity, ManualClock, MemoryStore, StoreOptions};
 
 type BoxResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -577,13 +578,14 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
     result("pending_after_open", 0);
 
     // Searches: without query embedding, then with it.
-    let pass = |cached: bool| {
+    let pass = |cached: bool, weights: Option<Weights>| {
         let store = store.clone();
         let emb = emb.clone();
+        let query = move |q: &str| SearchQuery { weights: weights.clone(), ..SearchQuery::new(q) };
         async move {
             emb.cached.store(cached, Ordering::SeqCst);
             for q in warm {
-                store.search(SearchQuery::new(q)).await?;
+                store.search(query(q)).await?;
             }
             let (hits0, model0) = (emb.cache_hits.load(Ordering::SeqCst), emb.model_texts.load(Ordering::SeqCst));
             let (t0, c0) = (Instant::now(), cpu_secs());
@@ -591,7 +593,7 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
             let mut found = 0usize;
             for q in qs {
                 let t = Instant::now();
-                let hits = store.search(SearchQuery::new(q)).await?;
+                let hits = store.search(query(q)).await?;
                 lat.push(secs(t));
                 found += hits.len();
             }
@@ -601,7 +603,7 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
             Ok::<_, memstr::Error>((lat, found, wall, cpu, hits, model_calls))
         }
     };
-    let (lat, found, wall, cpu, hits, calls) = pass(true).await?;
+    let (lat, found, wall, cpu, hits, calls) = pass(true, None).await?;
     if hits as usize != nq || calls != 0 {
         return Err(format!("without-embedding pass: {hits} cached vectors, {calls} model calls").into());
     }
@@ -610,7 +612,7 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
     result("search_p95", format!("{p95:.2}"));
     result("search_cpu_per_wall", format!("{:.2}", cpu / wall));
     result("hits_per_query", format!("{:.1}", found as f64 / nq as f64));
-    let (lat, _, wall, cpu, hits, calls) = pass(false).await?;
+    let (lat, _, wall, cpu, hits, calls) = pass(false, None).await?;
     if hits != 0 || calls as usize != nq {
         return Err(format!("with-embedding pass: {hits} cached vectors, {calls} model calls").into());
     }
@@ -618,8 +620,18 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
     result("search_embed_p50", format!("{p50:.2}"));
     result("search_embed_p95", format!("{p95:.2}"));
     result("search_embed_cpu_per_wall", format!("{:.2}", cpu / wall));
+    // Diagnostic: the same "without" pass with the episode expansion off, to show its cost.
+    let no_episode = Weights { episode: 0.0, ..Weights::default() };
+    let (lat, _, wall, cpu, _, _) = pass(true, Some(no_episode)).await?;
+    let (p50, p95) = pcts(&lat);
+    result("search_noepisode_p50", format!("{p50:.2}"));
+    result("search_noepisode_p95", format!("{p95:.2}"));
+    result("search_noepisode_cpu_per_wall", format!("{:.2}", cpu / wall));
     result("serve_hwm_kb", status_kb("VmHWM:"));
     result("serve_rss_kb", status_kb("VmRSS:"));
+    // Resident pages of mapped files (the HNSW vectors, the model) versus the heap.
+    result("serve_rss_file_kb", status_kb("RssFile:"));
+    result("serve_rss_anon_kb", status_kb("RssAnon:"));
     result("load_after_search", loadavg());
 
     // Floor 1: raw FTS5, the same words memstr's search sends (stop words dropped).
@@ -689,16 +701,11 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
     MemoryStore::close(store).await?;
 
     // The steps of opening, one by one (VectorState::open in src/store/vectors.rs), with the
-    // store closed: each statement as the store runs it (they change nothing here, since
-    // every vector is of this model), then loading the saved HNSW graph.
+    // store closed: each statement as the store runs it, then loading the saved HNSW graph
+    // (its vectors mapped from the file, not read).
     let model_id = emb.model_id().to_string();
-    let mut steps: Vec<(&str, Vec<f64>)> = vec![
-        ("sqlite_open_pragmas", vec![]),
-        ("update_needs_vec", vec![]),
-        ("delete_other_model", vec![]),
-        ("count_vectors", vec![]),
-        ("hnsw_load", vec![]),
-    ];
+    let mut steps: Vec<(&str, Vec<f64>)> =
+        vec![("sqlite_open_pragmas", vec![]), ("probe_other_model", vec![]), ("hnsw_load", vec![])];
     for _ in 0..3 {
         let t = Instant::now();
         let c = rusqlite::Connection::open(&db)?;
@@ -708,21 +715,17 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
         c.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))?;
         steps[0].1.push(secs(t));
         let t = Instant::now();
-        c.execute(
-            "UPDATE records SET needs_vec = 1 WHERE rid IN (SELECT rid FROM vectors WHERE model != ?1)",
-            [&model_id],
-        )?;
+        let other: Option<i64> = c
+            .query_row("SELECT vid FROM vectors WHERE model < ?1 OR model > ?1 LIMIT 1", [&model_id], |r| r.get(0))
+            .ok();
         steps[1].1.push(secs(t));
-        let t = Instant::now();
-        c.execute("DELETE FROM vectors WHERE model != ?1", [&model_id])?;
-        steps[2].1.push(secs(t));
-        let t = Instant::now();
-        c.query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0))?;
-        steps[3].1.push(secs(t));
+        if other.is_some() {
+            return Err("vectors of another model in the store".into());
+        }
         drop(c);
         let t = Instant::now();
         let idx = VectorIndex::load(&VectorIndex::dir_for(&db), &model_id, dims).ok_or("saved index did not load")?;
-        steps[4].1.push(secs(t));
+        steps[2].1.push(secs(t));
         if idx.points() != n {
             return Err(format!("saved index has {} points, expected {n}", idx.points()).into());
         }
@@ -882,6 +885,7 @@ fn print_table(n: usize, nq: usize, r: &HashMap<String, String>) {
     let cpu = |k: &str| format!("CPU/wall {}", get(r, k));
     lat("hybrid search, without query embedding", "search", cpu("search_cpu_per_wall"));
     lat("hybrid search, with query embedding", "search_embed", cpu("search_embed_cpu_per_wall"));
+    lat("  same as first row, episode=0 (diagnostic)", "search_noepisode", cpu("search_noepisode_cpu_per_wall"));
     lat("query embedding alone (model call)", "query_embed", String::new());
     let matches =
         format!("{} terms/query, median {} rows match", get(r, "fts_terms_mean"), get(r, "fts_matches_median"));
@@ -908,15 +912,18 @@ fn print_table(n: usize, nq: usize, r: &HashMap<String, String>) {
     line("first search after open", num("first_search_ms", 2), String::new(), String::new());
     for (step, k) in [
         ("  step: SQLite open + pragmas", "sqlite_open_pragmas"),
-        ("  step: UPDATE needs_vec (other model)", "update_needs_vec"),
-        ("  step: DELETE vectors of other models", "delete_other_model"),
-        ("  step: count(*) vectors", "count_vectors"),
-        ("  step: load saved HNSW graph", "hnsw_load"),
+        ("  step: probe for another model's vectors", "probe_other_model"),
+        ("  step: load saved HNSW graph (mmap)", "hnsw_load"),
     ] {
         line(step, num(&format!("open_step_{k}_ms"), 1), String::new(), String::new());
     }
     line("memory", "VmHWM".into(), String::new(), String::new());
-    let serve = format!("model + open store + searches (VmRSS then {})", mb("serve_rss_kb", 1024.0));
+    let serve = format!(
+        "model + open store + searches (VmRSS then {}: heap {}, mapped files {})",
+        mb("serve_rss_kb", 1024.0),
+        mb("serve_rss_anon_kb", 1024.0),
+        mb("serve_rss_file_kb", 1024.0)
+    );
     line("peak RSS, measure process", mb("serve_hwm_kb", 1024.0), String::new(), serve);
     line(
         "peak RSS, build process",

@@ -21,6 +21,14 @@ const MAX_CONNECTIONS: usize = 16;
 const EF_CONSTRUCTION: usize = 100;
 const MAX_LAYERS: usize = 16;
 const BASENAME: &str = "vectors";
+/// Points and queries are scaled by this before they reach hnsw_rs: its dot distance
+/// asserts `1 - a·b >= 0`, which f32 rounding breaks for two equal unit vectors (a·b can
+/// come out a few ulps above 1). Similarities are scaled back on the way out.
+const SHRINK: f32 = 1.0 - 1e-4;
+
+fn shrunk(v: &[f32]) -> Vec<f32> {
+    v.iter().map(|x| x * SHRINK).collect()
+}
 
 /// What the saved files hold, so a mismatch is noticed instead of trusted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,14 +96,15 @@ impl VectorIndex {
     /// Adds one vector.
     pub fn insert(&mut self, vid: i64, vector: &[f32]) {
         debug_assert_eq!(vector.len(), self.dims);
-        self.hnsw.insert((vector, vid as usize));
+        self.hnsw.insert((&shrunk(vector), vid as usize));
         self.max_vid = self.max_vid.max(vid);
         self.points += 1;
     }
 
     /// Adds many vectors, using every core hnsw_rs may use.
     pub fn insert_many(&mut self, items: &[(i64, Vec<f32>)]) {
-        let refs: Vec<(&Vec<f32>, usize)> = items.iter().map(|(vid, v)| (v, *vid as usize)).collect();
+        let scaled: Vec<Vec<f32>> = items.iter().map(|(_, v)| shrunk(v)).collect();
+        let refs: Vec<(&Vec<f32>, usize)> = scaled.iter().zip(items).map(|(v, (vid, _))| (v, *vid as usize)).collect();
         self.hnsw.parallel_insert(&refs);
         for (vid, _) in items {
             self.max_vid = self.max_vid.max(*vid);
@@ -109,7 +118,12 @@ impl VectorIndex {
             return Vec::new();
         }
         let ef = (k * 2).max(64);
-        self.hnsw.search(query, k, ef).into_iter().map(|n| (n.d_id as i64, 1.0 - n.distance)).collect()
+        let scale = SHRINK * SHRINK;
+        self.hnsw
+            .search(&shrunk(query), k, ef)
+            .into_iter()
+            .map(|n| (n.d_id as i64, (1.0 - n.distance) / scale))
+            .collect()
     }
 
     /// The directory an index of the store at `db` lives in.

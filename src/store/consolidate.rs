@@ -118,17 +118,26 @@ fn lexical_neighbours(conn: &Connection, text: &str, threshold: f64) -> Result<V
 impl MemoryStore {
     /// Runs one consolidation cycle now (see the module doc and docs/lifecycle.md).
     pub async fn consolidate(&self) -> Result<ConsolidationReport> {
-        #[cfg(feature = "vectors")]
-        self.index_pending().await?;
         let coactive: BTreeMap<(String, String), u32> =
             std::mem::take(&mut *self.inner.coactive.lock().map_err(|_| crate::Error::Task("log poisoned".into()))?);
-        let (similar, recurring, watermark) = self.consolidation_inputs().await?;
+        // Promotion first, in its own transaction: the facts it creates take part in this
+        // cycle's linking, so the next cycle finds nothing new to link.
+        let (recurring, watermark) = self.recurrence_inputs().await?;
+        let promoted = self
+            .write(move |tx, inner| {
+                let promoted = promote(tx, inner, &recurring, inner.clock.now())?;
+                meta_set(tx, "consolidated_journal_rid", &watermark.to_string())?;
+                Ok(promoted)
+            })
+            .await?;
+        #[cfg(feature = "vectors")]
+        self.index_pending().await?;
+        let similar = self.similar_inputs().await?;
         let report = self
             .write(move |tx, inner| {
                 let now = inner.clock.now();
-                let mut report = ConsolidationReport { at: now, ..Default::default() };
+                let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
                 report.prune = prune(tx, inner)?;
-                report.promoted = promote(tx, inner, &recurring, now)?;
                 let before = load_edges(tx)?;
                 let mut edges = before.clone();
                 // Decay counts whole days since the last decay, so a second cycle on the
@@ -164,7 +173,6 @@ impl MemoryStore {
                     save_edges(tx, &edges)?;
                 }
                 report.edges = edges.len();
-                meta_set(tx, "consolidated_journal_rid", &watermark.to_string())?;
                 meta_set(tx, "last_consolidation", &now.to_string())?;
                 Ok(report)
             })
@@ -175,18 +183,15 @@ impl MemoryStore {
         Ok(report)
     }
 
-    /// What consolidation needs from outside the write transaction: similar persona pairs
-    /// `(a, b, similarity, edge time)` with `a < b`, recurring journal content, and the
-    /// newest journal rid examined.
-    #[allow(clippy::type_complexity)]
-    async fn consolidation_inputs(&self) -> Result<(Vec<(String, String, f64, f64)>, Vec<Recurrence>, i64)> {
+    /// Similar persona pairs `(a, b, similarity, edge time)` with `a < b`: cosine of their
+    /// embeddings, or word overlap without a model.
+    async fn similar_inputs(&self) -> Result<Vec<(String, String, f64, f64)>> {
         #[cfg(feature = "vectors")]
         let vectors_on = self.inner.vectors.is_some();
         #[cfg(not(feature = "vectors"))]
         let vectors_on = false;
         self.read(move |conn, inner| {
             let link = inner.life.link_similarity;
-            let recur = inner.life.recur_similarity;
             // Persona memories: few (thousands at most), so every pair is compared.
             let persona = super::persona::load_all(conn)?;
             let mut vecs: BTreeMap<i64, Vec<f32>> = BTreeMap::new();
@@ -218,6 +223,16 @@ impl MemoryStore {
                     }
                 }
             }
+            Ok(similar)
+        })
+        .await
+    }
+
+    /// Recurring journal content among the entries since the last cycle, and the newest
+    /// journal rid examined.
+    async fn recurrence_inputs(&self) -> Result<(Vec<Recurrence>, i64)> {
+        self.read(move |conn, inner| {
+            let recur = inner.life.recur_similarity;
             // Journal: entries since the last cycle, each with its similar entries.
             let after: i64 = meta_get(conn, "consolidated_journal_rid")?.and_then(|s| s.parse().ok()).unwrap_or(0);
             let fresh = new_journal(conn, after)?;
@@ -239,7 +254,7 @@ impl MemoryStore {
                     recurring.push(Recurrence { content: cluster[0].1.clone(), count: cluster.len() });
                 }
             }
-            Ok((similar, recurring, watermark))
+            Ok((recurring, watermark))
         })
         .await
     }

@@ -105,8 +105,13 @@ impl Default for StoreOptions {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct LifecycleOptions {
-    /// Thresholds of [`MemoryStore::persona_ingest`].
+    /// Thresholds of [`MemoryStore::persona_ingest`], on embedding cosine (seed 001's).
     pub gate: crate::lifecycle::gate::GateOptions,
+    /// The same without a model, on word overlap
+    /// ([`crate::lifecycle::gate::lexical_similarity`]), which runs lower for the same
+    /// relation: "Actually, Alice no longer drinks coffee" and "Alice drinks coffee every
+    /// morning" overlap 0.6.
+    pub gate_lexical: crate::lifecycle::gate::GateOptions,
     /// Edge weights, halflives and spreading activation.
     pub graph: crate::lifecycle::graph::GraphParams,
     /// Consolidate after this many writes (0: never automatically).
@@ -129,6 +134,7 @@ impl Default for LifecycleOptions {
     fn default() -> Self {
         LifecycleOptions {
             gate: Default::default(),
+            gate_lexical: crate::lifecycle::gate::GateOptions { reinforce: 0.9, update: 0.7, supersede_low: 0.5 },
             graph: Default::default(),
             consolidate_every: 50,
             consolidate_idle: Some(std::time::Duration::from_secs(600)),

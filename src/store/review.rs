@@ -67,6 +67,7 @@ impl MemoryStore {
                 }
                 let now = inner.clock.now();
                 let mut cands = Vec::new();
+                let mut lexical = new_vec.is_none();
                 for (_, m) in load_all(conn)? {
                     if m.domain != domain || m.facet != facet || live_state(inner, &m, now).1 == MemoryState::Dissolved
                     {
@@ -74,7 +75,10 @@ impl MemoryStore {
                     }
                     let similarity = match (&new_vec, vecs.get(&m.key)) {
                         (Some(a), Some(b)) => cosine(a, b),
-                        _ => lexical_similarity(&value, &m.value),
+                        _ => {
+                            lexical = true;
+                            lexical_similarity(&value, &m.value)
+                        }
                     };
                     cands.push(GateCandidate {
                         path: m.address(),
@@ -83,7 +87,9 @@ impl MemoryStore {
                         similarity,
                     });
                 }
-                Ok(decide(&value, &cands, &inner.life.gate))
+                // Word overlap runs lower than cosine for the same relation: its own thresholds.
+                let options = if lexical { &inner.life.gate_lexical } else { &inner.life.gate };
+                Ok(decide(&value, &cands, options))
             })
             .await?
         };

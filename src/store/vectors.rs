@@ -23,6 +23,9 @@ pub(crate) struct VectorState {
     pub dir: PathBuf,
     /// Points inserted since the index was last saved.
     pub unsaved: std::sync::atomic::AtomicUsize,
+    /// Held by `index_pending`: two catch-ups at once (a search and a consolidation) would
+    /// embed the same records and insert their points twice.
+    pub pending: tokio::sync::Mutex<()>,
 }
 
 impl VectorState {
@@ -69,6 +72,7 @@ impl VectorState {
             index: RwLock::new(index),
             dir,
             unsaved: std::sync::atomic::AtomicUsize::new(added),
+            pending: tokio::sync::Mutex::new(()),
         };
         if added > 0 {
             state.save()?;
@@ -120,6 +124,7 @@ impl MemoryStore {
     /// Search calls this first, so writes never wait for the model.
     pub async fn index_pending(&self) -> Result<usize> {
         let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
+        let _one_at_a_time = state.pending.lock().await;
         let mut total = 0;
         let model = state.embedder.model_id().to_string();
         let dims = state.embedder.dims();

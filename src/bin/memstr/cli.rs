@@ -593,7 +593,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
             let q = PersonaQuery::exact(domain, facet, key);
             let found = if *peek { store.persona_peek(q).await? } else { store.persona_recall(q).await? };
             match found.first() {
-                Some(m) => out.persona(m, now),
+                Some(m) => out.persona(m, store, now),
                 None => {
                     out.not_found(&format!("{domain}/{facet}/{key}"));
                     return Ok(ExitCode::from(1));
@@ -603,7 +603,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
         PersonaCommand::List { domain, facet, peek } => {
             let q = PersonaQuery { domain: domain.clone(), facet: facet.clone(), key: None };
             let found = if *peek { store.persona_peek(q).await? } else { store.persona_recall(q).await? };
-            out.personas(&found, now);
+            out.personas(&found, store, now);
         }
         PersonaCommand::Search { query, limit } => out.hits(&store.persona_search(query, *limit as usize).await?),
         PersonaCommand::Connect { a, b } => {

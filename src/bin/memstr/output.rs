@@ -10,7 +10,8 @@ use memstr::lifecycle::gate::GateDecision;
 use memstr::sync::{ProgressFn, RelayReport};
 use memstr::{
     ConsolidationReport, DTagMode, FactVersion, GraphNeighbour, Identity, ImportReport, Ingested, IntrospectionReport,
-    JournalEntry, Memory, PersonaHit, PersonaMemory, PersonaStats, PruneReport, RelayInfo, StoreStats,
+    JournalEntry, Memory, MemoryState, MemoryStore, PersonaHit, PersonaMemory, PersonaStats, PruneReport, RelayInfo,
+    StoreStats,
 };
 use serde_json::{json, Value};
 
@@ -24,13 +25,13 @@ fn print_json(v: &Value) {
 
 /// Every stored field, with `state` and `current_relevance` as they stand at `now`
 /// (the stored state is kept as `stored_state`; memstr's merge bookkeeping is left out).
-fn persona_json(m: &PersonaMemory, now: f64) -> Value {
+fn persona_json(m: &PersonaMemory, live: (f64, MemoryState)) -> Value {
     let mut v = serde_json::to_value(m).expect("a memory always serialises");
     let obj = v.as_object_mut().expect("an object");
     obj.remove("sync");
     obj.insert("stored_state".into(), obj["state"].clone());
-    obj.insert("state".into(), m.compute_state(now).as_str().into());
-    obj.insert("current_relevance".into(), m.current_relevance(now).into());
+    obj.insert("state".into(), live.1.as_str().into());
+    obj.insert("current_relevance".into(), live.0.into());
     v
 }
 
@@ -261,16 +262,18 @@ impl Out {
         }
     }
 
-    pub fn persona(&self, m: &PersonaMemory, now: f64) {
+    pub fn persona(&self, m: &PersonaMemory, store: &MemoryStore, now: f64) {
+        let live = store.live(m, now);
         if self.json {
-            print_json(&persona_json(m, now));
+            print_json(&persona_json(m, live));
             return;
         }
         println!("{}/{}/{}: {}", m.domain, m.facet, m.key, m.value);
         println!(
-            "  state {} (relevance {:.3}), accessed {} times, last {}",
-            m.compute_state(now),
-            m.current_relevance(now),
+            "  state {} (relevance {:.3}){}, accessed {} times, last {}",
+            live.1,
+            live.0,
+            if m.sync.life.pinned { ", pinned" } else { "" },
             m.access_count,
             time(m.last_accessed)
         );
@@ -294,20 +297,13 @@ impl Out {
         );
     }
 
-    pub fn personas(&self, ms: &[PersonaMemory], now: f64) {
+    pub fn personas(&self, ms: &[PersonaMemory], store: &MemoryStore, now: f64) {
         if self.json {
-            print_json(&Value::Array(ms.iter().map(|m| persona_json(m, now)).collect()));
+            print_json(&Value::Array(ms.iter().map(|m| persona_json(m, store.live(m, now))).collect()));
         } else {
             for m in ms {
-                println!(
-                    "{}/{}/{}\t{}\t{:.3}\t{}",
-                    m.domain,
-                    m.facet,
-                    m.key,
-                    m.compute_state(now),
-                    m.current_relevance(now),
-                    m.value
-                );
+                let (relevance, state) = store.live(m, now);
+                println!("{}/{}/{}\t{}\t{:.3}\t{}", m.domain, m.facet, m.key, state, relevance, m.value);
             }
         }
     }

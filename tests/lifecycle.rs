@@ -1,0 +1,995 @@
+//! The memory lifecycle through the store's public API, on real SQLite files: decay
+//! policies, pinning, pruning and dissolution, novelty gating, keyed facts, introspection,
+//! compression, consolidation (with a property test of its idempotence), the knowledge
+//! graph and automatic consolidation. No embedding model: similarity is lexical.
+
+mod support;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use memstr::lifecycle::compress::CompressOptions;
+use memstr::lifecycle::gate::GateDecision;
+use memstr::lifecycle::{DecayPolicy, Fsrs6, FSRS6_DEFAULT_PARAMS};
+use memstr::nostr::Kind;
+use memstr::search::{Found, Kind as SearchKind, STOP_WORDS};
+use memstr::{
+    Error, FactVersion, LifecycleOptions, ManualClock, MemoryState, MemoryStore, PersonaInput, PersonaMemory,
+    PersonaQuery, Rule, SearchQuery, StoreOptions, ValidationError,
+};
+use proptest::prelude::*;
+use support::*;
+
+const T0: f64 = 1_800_000_000.0;
+const DAY: f64 = 86_400.0;
+
+/// Lifecycle options with no automatic consolidation, so nothing runs behind a test's back.
+fn quiet() -> LifecycleOptions {
+    let mut o = LifecycleOptions::default();
+    o.consolidate_every = 0;
+    o.consolidate_idle = None;
+    o
+}
+
+/// A store in `dir` for the test key, its clock at `now`, with `life` and (if given) a
+/// decay policy other than the default.
+async fn open_with(
+    dir: &Path,
+    now: f64,
+    life: LifecycleOptions,
+    decay: Option<Arc<dyn DecayPolicy>>,
+) -> (MemoryStore, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(now));
+    let mut options = StoreOptions::default().clock(clock.clone()).lifecycle(life);
+    if let Some(d) = decay {
+        options = options.decay(d);
+    }
+    let store = MemoryStore::open(dir.join("memstr.db"), test_identity(), options).await.unwrap();
+    (store, clock)
+}
+
+async fn open_quiet(dir: &Path, now: f64) -> (MemoryStore, Arc<ManualClock>) {
+    open_with(dir, now, quiet(), None).await
+}
+
+/// The one memory at `address` (`domain/facet/key`), read without counting an access.
+async fn peek(store: &MemoryStore, address: &str) -> Option<PersonaMemory> {
+    let p: Vec<&str> = address.split('/').collect();
+    store.persona_peek(PersonaQuery::exact(p[0], p[1], p[2])).await.unwrap().pop()
+}
+
+async fn all(store: &MemoryStore) -> Vec<PersonaMemory> {
+    store.persona_peek(PersonaQuery::all()).await.unwrap()
+}
+
+fn input(address: &str, value: &str) -> PersonaInput {
+    let p: Vec<&str> = address.split('/').collect();
+    PersonaInput::new(p[0], p[1], p[2], value)
+}
+
+/// The d tag (compatible mode) of a persona memory.
+fn persona_path(address: &str) -> String {
+    format!("sense-memory/persona/{address}")
+}
+
+// ---------------------------------------------------------------------------------------
+// 1. Decay
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn default_decay_equals_the_published_clients_formula() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/alice-tea", "Alice drinks green tea").themes(["tea"])).await.unwrap();
+    clock.set(T0 + 3.0 * DAY);
+    store.persona_remember(input("people/facts/bob-cello", "Bob plays the cello").halflife_days(7.0)).await.unwrap();
+    store
+        .persona_remember(input("self/beliefs/tabs", "Tabs beat spaces").confidence(0.4).at(T0 - 20.0 * DAY))
+        .await
+        .unwrap();
+    clock.set(T0 + 5.0 * DAY);
+    store.persona_connect("alice-tea", "bob-cello").await.unwrap();
+    store.persona_contradict("tabs", "alice-tea").await.unwrap();
+    let ms = all(&store).await;
+    assert_eq!(ms.len(), 3);
+    for m in &ms {
+        assert!(m.sync.life.is_empty(), "no lifecycle extras on plain API writes: {m:?}");
+        for days in [-1.0, 0.0, 0.5, 1.0, 7.0, 30.0, 52.0, 100.0, 200.0, 400.0] {
+            let t = T0 + days * DAY;
+            let (relevance, state) = store.live(m, t);
+            assert_eq!(relevance.to_bits(), m.current_relevance(t).to_bits(), "{} at {days} days", m.key);
+            assert_eq!(state, m.compute_state(t), "{} at {days} days", m.key);
+        }
+    }
+    // The store's own counts use the same states.
+    clock.set(T0 + 60.0 * DAY);
+    let stats = store.persona_stats().await.unwrap();
+    for s in MemoryState::ALL {
+        let want = ms.iter().filter(|m| m.compute_state(T0 + 60.0 * DAY) == s).count() as u64;
+        assert_eq!(stats.by_state[s.as_str()], want, "{s}");
+    }
+}
+
+#[tokio::test]
+async fn fsrs6_policy_changes_relevance_and_follows_fsrs_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let fsrs = Fsrs6::default();
+    let (store, clock) = open_with(dir.path(), T0, quiet(), Some(Arc::new(fsrs))).await;
+    store.persona_remember(input("people/facts/alice-tea", "Alice drinks green tea")).await.unwrap();
+    let m = peek(&store, "people/facts/alice-tea").await.unwrap();
+
+    let (r1, s1) = store.live(&m, T0 + DAY);
+    assert_eq!(r1, fsrs.relevance(&m, T0 + DAY));
+    assert_ne!(r1, m.current_relevance(T0 + DAY), "FSRS is not the halflife curve");
+    assert_eq!(s1, MemoryState::Active);
+    // R(S, S) = 0.9 at the initial Good stability.
+    let (rs, _) = store.live(&m, T0 + FSRS6_DEFAULT_PARAMS[2] * DAY);
+    assert!((rs - 0.9).abs() < 1e-12, "{rs}");
+    // 100 days on: lower, and only fading, where the client's halflife says forgotten.
+    let (r100, s100) = store.live(&m, T0 + 100.0 * DAY);
+    assert!(r100 < r1, "{r100} vs {r1}");
+    assert_eq!(s100, MemoryState::Fading);
+    assert_eq!(m.compute_state(T0 + 100.0 * DAY), MemoryState::Forgotten);
+    clock.set(T0 + 100.0 * DAY);
+    assert_eq!(store.persona_stats().await.unwrap().by_state["fading"], 1);
+
+    // An access is an FSRS review: the state is kept and stability grows.
+    clock.set(T0 + 10.0 * DAY);
+    store.persona_recall(PersonaQuery::exact("people", "facts", "alice-tea")).await.unwrap();
+    let m = peek(&store, "people/facts/alice-tea").await.unwrap();
+    let st = m.sync.life.fsrs.expect("FSRS state recorded on access");
+    assert_eq!(st.reviews, 2);
+    assert_eq!(st.last_review, T0 + 10.0 * DAY);
+    assert!(st.stability > FSRS6_DEFAULT_PARAMS[2], "{st:?}");
+    assert_eq!(store.live(&m, T0 + 10.0 * DAY), (1.0, MemoryState::Active));
+    // Stronger now: at 100 days it beats the unreviewed memory.
+    assert!(store.live(&m, T0 + 100.0 * DAY).0 > r100);
+}
+
+// ---------------------------------------------------------------------------------------
+// 2. Pinning
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn pinned_memories_never_decay_nor_get_pruned() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("self/facts/name", "My name is Sense")).await.unwrap();
+    store.persona_remember(input("people/facts/old", "Bob once had a bike")).await.unwrap();
+    store.persona_pin("name", true).await.unwrap();
+    assert!(peek(&store, "self/facts/name").await.unwrap().sync.life.pinned);
+    assert!(matches!(store.persona_pin("nobody", true).await, Err(Error::NotFound(_))));
+
+    let later = T0 + 3650.0 * DAY;
+    clock.set(later);
+    let m = peek(&store, "self/facts/name").await.unwrap();
+    assert_eq!(store.live(&m, later), (1.0, MemoryState::Active));
+    let report = store.persona_prune().await.unwrap();
+    assert_eq!(report.transitions, vec![("people/facts/old".to_string(), MemoryState::Active, MemoryState::Dissolved)]);
+    assert!(report.deleted.is_empty());
+    clock.set(later + 31.0 * DAY);
+    let report = store.persona_prune().await.unwrap();
+    assert_eq!(report.deleted, vec!["people/facts/old".to_string()]);
+    assert!(report.transitions.is_empty(), "{report:?}");
+    let m = peek(&store, "self/facts/name").await.expect("pinned memory kept");
+    assert_eq!(m.state, MemoryState::Active);
+    assert_eq!(m.sync.life.dissolved_at, None);
+
+    // Unpinned, it decays from its last access again: ten years is far past dissolved.
+    store.persona_pin("self/facts/name", false).await.unwrap();
+    let m = peek(&store, "self/facts/name").await.unwrap();
+    assert!(!m.sync.life.pinned);
+    let (r, s) = store.live(&m, later + 31.0 * DAY);
+    assert!(r < 0.01, "{r}");
+    assert_eq!(s, MemoryState::Dissolved);
+    assert_eq!(m.state, MemoryState::Dissolved);
+}
+
+// ---------------------------------------------------------------------------------------
+// 3. Access revives
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn recalling_a_fading_memory_makes_it_active_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/alice-tea", "Alice drinks green tea")).await.unwrap();
+    let t = T0 + 80.0 * DAY;
+    clock.set(t);
+    let m = peek(&store, "people/facts/alice-tea").await.unwrap();
+    assert_eq!(store.live(&m, t).1, MemoryState::Fading);
+    let got = store.persona_recall(PersonaQuery::exact("people", "facts", "alice-tea")).await.unwrap();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].access_count, 0, "recall returns the memory as it stood");
+    let m = peek(&store, "people/facts/alice-tea").await.unwrap();
+    assert_eq!(m.access_count, 1);
+    assert_eq!(m.last_accessed, t);
+    assert_eq!(store.live(&m, t), (1.0, MemoryState::Active));
+    assert_eq!(m.state, MemoryState::Active);
+    // Nothing left for pruning to do, and the access is signed once on flush.
+    assert_eq!(store.persona_prune().await.unwrap().count(), 0);
+    assert_eq!(store.stats().await.unwrap().unsigned_accesses, 1);
+    assert_eq!(store.flush_accesses().await.unwrap(), 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// 4. Pruning and dissolution
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn prune_reports_transitions_and_deletes_thirty_days_after_dissolving() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    let bob = "people/facts/bob-cello";
+    let carol = "people/facts/carol-cello";
+    store.persona_remember(input(bob, "Bob plays the cello")).await.unwrap();
+    store.persona_remember(input(carol, "Carol tunes a cello")).await.unwrap();
+    let of = |r: &memstr::PruneReport, a: &str| {
+        r.transitions.iter().filter(|(x, _, _)| x == a).map(|(_, f, t)| (*f, *t)).collect::<Vec<_>>()
+    };
+
+    clock.set(T0 + 10.0 * DAY);
+    assert_eq!(store.persona_prune().await.unwrap().count(), 0);
+    clock.set(T0 + 60.0 * DAY);
+    let r = store.persona_prune().await.unwrap();
+    assert_eq!(r.count(), 2);
+    assert_eq!(of(&r, bob), [(MemoryState::Active, MemoryState::Fading)]);
+    // A second prune at the same instant changes nothing.
+    assert_eq!(store.persona_prune().await.unwrap().count(), 0);
+
+    clock.set(T0 + 120.0 * DAY);
+    store.persona_remember(input("people/facts/alice-cello", "Alice sells a cello bow")).await.unwrap();
+    let r = store.persona_prune().await.unwrap();
+    assert_eq!(of(&r, bob), [(MemoryState::Fading, MemoryState::Forgotten)]);
+    assert_eq!(of(&r, carol), [(MemoryState::Fading, MemoryState::Forgotten)]);
+    // Forgotten memories leave search results, unless asked for by state.
+    let mut q = SearchQuery::new("cello");
+    q.strengthen = false;
+    let hits = store.search(q.clone()).await.unwrap();
+    let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths, [persona_path("people/facts/alice-cello")]);
+    q.states = vec![MemoryState::Forgotten];
+    let hits = store.search(q).await.unwrap();
+    assert_eq!(hits.len(), 2, "{hits:#?}");
+    // ... but exact reads still find them.
+    assert_eq!(peek(&store, bob).await.unwrap().state, MemoryState::Forgotten);
+    let got = store.persona_recall(PersonaQuery::exact("people", "facts", "carol-cello")).await.unwrap();
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].state, MemoryState::Forgotten);
+
+    let dissolved_at = T0 + 210.0 * DAY;
+    clock.set(dissolved_at);
+    let r = store.persona_prune().await.unwrap();
+    assert_eq!(of(&r, bob), [(MemoryState::Forgotten, MemoryState::Dissolved)]);
+    assert!(r.deleted.is_empty());
+    assert_eq!(peek(&store, bob).await.unwrap().sync.life.dissolved_at, Some(dissolved_at));
+    // The recalled one was revived at day 120 and is only fading now.
+    assert_eq!(of(&r, carol), [(MemoryState::Active, MemoryState::Fading)]);
+
+    clock.set(dissolved_at + 29.0 * DAY);
+    let r = store.persona_prune().await.unwrap();
+    assert!(r.deleted.is_empty() && of(&r, bob).is_empty(), "{r:?}");
+    let m = peek(&store, bob).await.expect("kept until 30 days dissolved");
+    assert_eq!(m.sync.life.dissolved_at, Some(dissolved_at));
+
+    let before = store.stats().await.unwrap();
+    clock.set(dissolved_at + 31.0 * DAY);
+    let r = store.persona_prune().await.unwrap();
+    assert_eq!(r.deleted, vec![bob.to_string()]);
+    assert!(of(&r, bob).is_empty());
+    assert!(peek(&store, bob).await.is_none());
+    let after = store.stats().await.unwrap();
+    assert_eq!(after.persona, before.persona - 1);
+    assert_eq!(after.deleted, before.deleted + 1);
+    // A NIP-09 deletion naming the memory's address is queued for relays.
+    let pk = store.public_key().to_hex();
+    let a_tag = format!("30078:{pk}:{}", persona_path(bob));
+    let export = store.export_events().await.unwrap();
+    let del = export
+        .iter()
+        .find(|e| e.kind == Kind::from(5) && e.tags.iter().any(|t| t.as_slice() == ["a", a_tag.as_str()]))
+        .expect("a deletion for the dissolved memory");
+    assert!(store.outbox().await.unwrap().contains(&del.id.to_hex()));
+}
+
+// ---------------------------------------------------------------------------------------
+// 5. Novelty gating
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn gate_reinforces_duplicates_supersedes_corrections_creates_novelty() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/alice-coffee", "Alice drinks coffee every morning")).await.unwrap();
+    clock.set(T0 + DAY);
+
+    // The same value under a new key: the existing memory is strengthened, nothing added.
+    let got = store
+        .persona_ingest(input("people/facts/alice-coffee-2", "Alice drinks coffee every morning").themes(["drinks"]))
+        .await
+        .unwrap();
+    assert_eq!(
+        got.decision,
+        GateDecision::Reinforce {
+            path: "people/facts/alice-coffee".into(),
+            key: "alice-coffee".into(),
+            similarity: 1.0
+        }
+    );
+    assert_eq!(got.address, "people/facts/alice-coffee");
+    assert!(peek(&store, "people/facts/alice-coffee-2").await.is_none());
+    let m = peek(&store, "people/facts/alice-coffee").await.unwrap();
+    assert_eq!(m.access_count, 1);
+    assert_eq!(m.last_accessed, T0 + DAY);
+    assert_eq!(m.themes, ["drinks"]);
+    assert_eq!(all(&store).await.len(), 1);
+
+    // A correction (a negation of the same words): stored under its own key, the old one
+    // superseded and contradicted.
+    let got = store
+        .persona_ingest(input("people/facts/alice-no-coffee", "Alice does not drink coffee every morning"))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&got.decision, GateDecision::Supersede { key, cue, .. } if key == "alice-coffee" && cue == "negation"),
+        "{:?}",
+        got.decision
+    );
+    assert_eq!(got.address, "people/facts/alice-no-coffee");
+    assert!(peek(&store, "people/facts/alice-no-coffee").await.is_some());
+    let old = peek(&store, "people/facts/alice-coffee").await.unwrap();
+    assert_eq!(old.superseded_by.as_deref(), Some("alice-no-coffee"));
+    assert!(old.contradicts.contains(&"alice-no-coffee".to_string()));
+    // Superseded: it decays four times faster and has half its relevance.
+    // (29 days since the reinforcing access, × 4, and one contradiction.)
+    let (r, _) = store.live(&old, T0 + 30.0 * DAY);
+    assert!((r - 0.5 * 0.5f64.powf(4.0 * 29.0 / 30.0)).abs() < 1e-12, "{r}");
+
+    // Novel content.
+    let got = store.persona_ingest(input("people/facts/bob-cello", "Bob is learning the cello")).await.unwrap();
+    assert_eq!(got.decision, GateDecision::Create);
+    assert_eq!(got.address, "people/facts/bob-cello");
+    assert_eq!(peek(&store, "people/facts/bob-cello").await.unwrap().value, "Bob is learning the cello");
+
+    // Only the same domain and facet are compared.
+    let got = store.persona_ingest(input("people/beliefs/coffee", "Alice drinks coffee every morning")).await.unwrap();
+    assert_eq!(got.decision, GateDecision::Create);
+
+    // Writing to an existing key is an explicit update, gate or not.
+    let got = store.persona_ingest(input("people/facts/bob-cello", "Bob plays the viola")).await.unwrap();
+    assert!(matches!(got.decision, GateDecision::Update { ref key, .. } if key == "bob-cello"), "{:?}", got.decision);
+    assert_eq!(peek(&store, "people/facts/bob-cello").await.unwrap().value, "Bob plays the viola");
+}
+
+#[tokio::test]
+async fn gate_corrections_are_caught_by_each_cue_without_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/alice-coffee", "Alice likes coffee")).await.unwrap();
+    store.persona_remember(input("people/facts/alice-home", "Alice lives at 12 Oak Street")).await.unwrap();
+    let got = store.persona_ingest(input("people/facts/alice-coffee-2", "Alice does not like coffee")).await.unwrap();
+    assert!(
+        matches!(&got.decision, GateDecision::Supersede { key, cue, .. } if key == "alice-coffee" && cue == "negation"),
+        "{:?}",
+        got.decision
+    );
+    let got = store.persona_ingest(input("people/facts/alice-home-2", "Alice lives at 14 Oak Street")).await.unwrap();
+    assert!(
+        matches!(&got.decision, GateDecision::Supersede { key, cue, .. } if key == "alice-home" && cue.starts_with("number")),
+        "{:?}",
+        got.decision
+    );
+    assert_eq!(peek(&store, "people/facts/alice-home").await.unwrap().superseded_by.as_deref(), Some("alice-home-2"));
+}
+
+/// The issue's own example, without a model. The words overlap 0.6 (3 of 5 content words
+/// each side), under `supersede_low` (0.70), so the gate creates a second, uncontradicted
+/// memory. Ignored until fixed: see the report (lexical similarity vs. the default
+/// thresholds).
+#[tokio::test]
+async fn gate_supersedes_the_issue_correction_without_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/alice-coffee", "Alice drinks coffee every morning")).await.unwrap();
+    let got = store
+        .persona_ingest(input("people/facts/alice-no-coffee", "Actually, Alice no longer drinks coffee"))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&got.decision, GateDecision::Supersede { key, .. } if key == "alice-coffee"),
+        "{:?}",
+        got.decision
+    );
+    let old = peek(&store, "people/facts/alice-coffee").await.unwrap();
+    assert_eq!(old.superseded_by.as_deref(), Some("alice-no-coffee"));
+    assert!(old.contradicts.contains(&"alice-no-coffee".to_string()));
+}
+
+/// With the model, the same example is a supersede (cosine 0.78 with the indexed text),
+/// but only once the old memory has been embedded: `persona_ingest` does not index
+/// pending records first, so a memory written since the last search is compared by word
+/// overlap (0.6) and the gate creates. Ignored until fixed: see the report.
+#[tokio::test]
+async fn gate_with_a_model_compares_memories_written_since_the_last_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let rt_dir = model_dir();
+    let runtime = rt_dir.parent().unwrap().parent().unwrap().join("onnxruntime/libonnxruntime.so");
+    let e = memstr::index::OnnxEmbedder::load(&runtime, &rt_dir, memstr::index::DEFAULT_MODEL).unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let options = StoreOptions::default().clock(clock).lifecycle(quiet()).embedder(Arc::new(e));
+    let store = MemoryStore::open(dir.path().join("memstr.db"), test_identity(), options).await.unwrap();
+    store.persona_remember(input("people/facts/alice-coffee", "Alice drinks coffee every morning")).await.unwrap();
+    // No search in between: the new memory has no vector yet.
+    let got = store
+        .persona_ingest(input("people/facts/alice-no-coffee", "Actually, Alice no longer drinks coffee"))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&got.decision, GateDecision::Supersede { key, cue, .. } if key == "alice-coffee" && cue == "actually"),
+        "{:?}",
+        got.decision
+    );
+}
+
+#[tokio::test]
+async fn gate_thresholds_come_from_the_options() {
+    const OLD: &str = "Alice drinks strong black coffee every morning";
+    // 7 of 8 content words shared: similarity 0.935, and one word added.
+    const MORE: &str = "Alice drinks strong black coffee every morning at home";
+    async fn ingest(life: LifecycleOptions, key: &str, value: &str) -> (MemoryStore, GateDecision, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = open_with(dir.path(), T0, life, None).await;
+        store.persona_remember(input("people/facts/alice-coffee", OLD)).await.unwrap();
+        let got = store.persona_ingest(input(&format!("people/facts/{key}"), value)).await.unwrap();
+        (store, got.decision, dir)
+    }
+    let is = |d: &GateDecision, want: &str| match d {
+        GateDecision::Reinforce { key, .. } => want == "reinforce" && key == "alice-coffee",
+        GateDecision::Update { key, .. } => want == "update" && key == "alice-coffee",
+        GateDecision::Supersede { key, .. } => want == "supersede" && key == "alice-coffee",
+        GateDecision::Create => want == "create",
+        _ => false,
+    };
+
+    // Defaults: above 0.92, a reinforce.
+    let (_, d, _t) = ingest(quiet(), "more", MORE).await;
+    assert!(is(&d, "reinforce"), "{d:?}");
+
+    // "reinforce" out of reach: the same text adding a word is an update of the old memory.
+    let mut life = quiet();
+    life.gate_lexical.reinforce = 1.01;
+    let (store, d, _t) = ingest(life.clone(), "more", MORE).await;
+    assert!(is(&d, "update"), "{d:?}");
+    assert_eq!(peek(&store, "people/facts/alice-coffee").await.unwrap().value, MORE);
+    assert!(peek(&store, "people/facts/more").await.is_none());
+    // An exact duplicate adds no word, so the update band still reinforces it.
+    let (_, d, _t) = ingest(life.clone(), "dup", OLD).await;
+    assert!(is(&d, "reinforce"), "{d:?}");
+
+    // Both bands out of reach: a duplicate is a new memory.
+    life.gate_lexical.update = 1.01;
+    let (store, d, _t) = ingest(life, "dup", OLD).await;
+    assert!(is(&d, "create"), "{d:?}");
+    assert_eq!(all(&store).await.len(), 2);
+
+    // A lower supersede band catches a correction with little word overlap (0.6 here).
+    let mut life = quiet();
+    life.gate_lexical.supersede_low = 0.55;
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_with(dir.path(), T0, life, None).await;
+    store.persona_remember(input("people/facts/alice-coffee", "Alice drinks coffee every morning")).await.unwrap();
+    let got = store
+        .persona_ingest(input("people/facts/alice-no-coffee", "Actually, Alice no longer drinks coffee"))
+        .await
+        .unwrap();
+    assert!(
+        matches!(&got.decision, GateDecision::Supersede { key, cue, .. } if key == "alice-coffee" && cue == "actually"),
+        "{:?}",
+        got.decision
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// 6. Keyed facts
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn keyed_facts_keep_one_value_and_a_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    assert_eq!(store.fact_get("people", "alice", "city").await.unwrap(), None);
+    assert!(store.fact_history("people", "alice", "city").await.unwrap().is_empty());
+    store.fact_set("people", "alice", "city", "Warsaw").await.unwrap();
+    clock.set(T0 + 10.0 * DAY);
+    store.fact_set("people", "alice", "city", "Berlin").await.unwrap();
+    assert_eq!(store.fact_get("people", "alice", "city").await.unwrap().as_deref(), Some("Berlin"));
+    let want = vec![
+        FactVersion { value: "Warsaw".into(), from: T0, until: Some(T0 + 10.0 * DAY) },
+        FactVersion { value: "Berlin".into(), from: T0 + 10.0 * DAY, until: None },
+    ];
+    assert_eq!(store.fact_history("people", "alice", "city").await.unwrap(), want);
+    // The same value again adds no history.
+    clock.set(T0 + 20.0 * DAY);
+    store.fact_set("people", "alice", "city", "Berlin").await.unwrap();
+    assert_eq!(store.fact_history("people", "alice", "city").await.unwrap(), want);
+    // It is a persona memory in the facts facet, and other attributes are separate.
+    let m = peek(&store, "people/facts/alice:city").await.unwrap();
+    assert_eq!(m.value, "Berlin");
+    store.fact_set("people", "alice", "pet", "cat").await.unwrap();
+    assert_eq!(store.fact_get("people", "alice", "city").await.unwrap().as_deref(), Some("Berlin"));
+    assert_eq!(store.fact_get("people", "alice", "pet").await.unwrap().as_deref(), Some("cat"));
+
+    // ':' joins subject and attribute, so neither may hold one.
+    for (subject, attribute, field) in [("a:b", "city", "subject"), ("alice", "ci:ty", "attribute")] {
+        match store.fact_set("people", subject, attribute, "x").await {
+            Err(Error::Validation(ValidationError { field: f, rule: Rule::ForbiddenChar(':') })) => {
+                assert_eq!(f, field)
+            }
+            other => panic!("{subject} {attribute}: {other:?}"),
+        }
+        assert!(matches!(store.fact_get("people", subject, attribute).await, Err(Error::Validation(_))));
+    }
+    assert!(matches!(store.fact_set("a/b", "alice", "city", "x").await, Err(Error::Validation(_))));
+}
+
+// ---------------------------------------------------------------------------------------
+// 7. Introspection
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn introspection_of_a_known_persona() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0 - 2.0 * DAY).await;
+    let add = |address: &'static str, value: &'static str, themes: &'static [&'static str]| {
+        let store = store.clone();
+        async move { store.persona_remember(input(address, value).themes(themes.iter().copied())).await.unwrap() }
+    };
+    add("people/facts/alice-coffee", "Alice drinks coffee", &["alice", "drinks"]).await;
+    clock.set(T0 - DAY);
+    add("people/facts/alice-tea", "Alice likes green tea", &["drinks", "alice"]).await;
+    clock.set(T0);
+    add("people/facts/alice-decaf", "Alice switched to decaf", &["alice", "drinks"]).await;
+    add("projects/facts/memstr-lang", "memstr is written in Rust", &["rust", "code"]).await;
+    add("skills/procedures/cargo-test", "Run cargo test before each commit", &["rust", "code"]).await;
+    add("self/beliefs/tests-matter", "Tests catch regressions", &[]).await;
+    store
+        .persona_remember(input("self/beliefs/tabs-better", "Tabs beat spaces").confidence(0.3).at(T0 - 60.0 * DAY))
+        .await
+        .unwrap();
+    store.persona_remember(input("world/facts/lost", "An old fact").at(T0 - 150.0 * DAY)).await.unwrap();
+    store.persona_remember(input("world/facts/ancient", "An ancient fact").at(T0 - 400.0 * DAY)).await.unwrap();
+    store.persona_connect("alice-coffee", "alice-tea").await.unwrap();
+    store.persona_connect("cargo-test", "tests-matter").await.unwrap();
+    store.persona_contradict("alice-coffee", "alice-decaf").await.unwrap();
+
+    let r = store.persona_introspect().await.unwrap();
+    let strings = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let pairs = |xs: &[(&str, &str)]| xs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+    assert_eq!((r.total_memories, r.active, r.fading, r.forgotten, r.dissolved), (9, 6, 1, 1, 1), "{r:#?}");
+    assert_eq!(r.contradictions, pairs(&[("alice-coffee", "alice-decaf")]));
+    assert_eq!(r.orphaned, strings(&["alice-decaf", "memstr-lang", "tabs-better"]));
+    assert_eq!(r.suggested_connections, pairs(&[("alice-decaf", "alice-tea"), ("cargo-test", "memstr-lang")]));
+    assert_eq!(r.stale_beliefs, strings(&["tabs-better"]));
+    assert_eq!(r.suggested_revisions, strings(&["tabs-better"]));
+    assert!(r.overloaded_facets.is_empty() && r.suggested_compressions.is_empty());
+    // Stored state "active" for the three written in the past; their live states differ.
+    assert_eq!(r.pruned_count, 3);
+    assert_eq!(r.timestamp, T0);
+
+    // The report is kept as an introspection event.
+    let stored = store.introspections(10).await.unwrap();
+    assert_eq!(stored, vec![r.clone()]);
+    assert_eq!(store.stats().await.unwrap().introspection, 1);
+    // Introspection changes no memory.
+    assert_eq!(peek(&store, "self/beliefs/tabs-better").await.unwrap().state, MemoryState::Active);
+}
+
+// ---------------------------------------------------------------------------------------
+// 8. Compression
+// ---------------------------------------------------------------------------------------
+
+#[derive(serde::Deserialize)]
+struct Entry {
+    domain: String,
+    facet: String,
+    key: String,
+    value: String,
+    themes: Vec<String>,
+}
+
+/// The first segment of a key that is not a stop word, as the compressed format's subject.
+fn subject(key: &str) -> String {
+    let segments: Vec<String> =
+        key.split(['-', '_', '.', ' ']).filter(|s| !s.is_empty()).map(str::to_lowercase).collect();
+    segments.iter().find(|s| !STOP_WORDS.contains(&s.as_str())).unwrap_or(&segments[0]).clone()
+}
+
+#[tokio::test]
+async fn compress_fits_the_fifty_memory_persona_in_500_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let now = 1_790_000_000.0;
+    let (store, _) = open_quiet(dir.path(), now).await;
+    let entries: Vec<Entry> =
+        serde_json::from_str(include_str!("../src/lifecycle/persona50.json")).expect("persona50.json parses");
+    assert_eq!(entries.len(), 50);
+    for (i, e) in entries.iter().enumerate() {
+        let at = now - 3600.0 * i as f64;
+        store
+            .persona_remember(PersonaInput::new(&e.domain, &e.facet, &e.key, &e.value).themes(e.themes.clone()).at(at))
+            .await
+            .unwrap();
+    }
+    let out = store.persona_compress_with(CompressOptions::default()).await.unwrap();
+    assert!(out.estimated_tokens <= 500, "{}", out.estimated_tokens);
+    assert_eq!((out.included.len(), out.omitted), (50, 0));
+    let real = tiktoken_rs::cl100k_base().unwrap().encode_with_special_tokens(&out.text).len();
+    assert!(real <= 500, "cl100k_base: {real} tokens");
+    assert!(out.estimated_tokens >= real, "the estimate errs high: {} < {real}", out.estimated_tokens);
+    // Every memory's subject leads a line of its facet.
+    for e in &entries {
+        let s = subject(&e.key);
+        let header = format!("[domain:{}/facet:{}]", e.domain, e.facet);
+        let section = out.text.split_once(&header).unwrap_or_else(|| panic!("no {header}")).1;
+        let section = section.split("[domain:").next().unwrap();
+        assert!(section.lines().any(|l| l.starts_with(&format!("{s}: "))), "{} ({s}) missing:\n{}", e.key, out.text);
+    }
+    // persona_compress is the same text.
+    assert_eq!(store.persona_compress(None).await.unwrap(), out.text);
+}
+
+#[tokio::test]
+async fn compress_takes_active_and_pinned_only_and_filters_by_domain() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/alice-tea", "Alice drinks green tea")).await.unwrap();
+    store.persona_remember(input("people/facts/zed-bikes", "Zed rides bikes").at(T0 - 60.0 * DAY)).await.unwrap();
+    store.persona_remember(input("self/facts/motto", "Keep memories small").at(T0 - 400.0 * DAY)).await.unwrap();
+    store.persona_remember(input("projects/decisions/db", "We chose SQLite over Postgres")).await.unwrap();
+    store.persona_pin("motto", true).await.unwrap();
+
+    let out = store.persona_compress_with(CompressOptions::default()).await.unwrap();
+    let mut included = out.included.clone();
+    included.sort();
+    assert_eq!(included, ["people/facts/alice-tea", "projects/decisions/db", "self/facts/motto"]);
+    assert!(!out.text.contains("zed"), "a fading memory is left out:\n{}", out.text);
+    assert!(out.text.contains("motto"));
+    assert!(out.text.contains("sqlite>postgres"), "{}", out.text);
+
+    let people = store.persona_compress(Some("people")).await.unwrap();
+    assert!(people.starts_with("[domain:people/facet:facts]\nalice: "), "{people}");
+    assert!(!people.contains("[domain:self") && !people.contains("[domain:projects"), "{people}");
+    assert_eq!(store.persona_compress(Some("nowhere")).await.unwrap(), "");
+
+    // A tiny budget drops the least relevant and says so.
+    let tight =
+        store.persona_compress_with(CompressOptions { max_tokens: Some(12), ..Default::default() }).await.unwrap();
+    assert!(tight.omitted > 0, "{tight:?}");
+    assert!(tight.text.contains("more)"), "{}", tight.text);
+}
+
+// ---------------------------------------------------------------------------------------
+// 9. Consolidation
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn recurring_journal_content_is_promoted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    for (i, text) in [
+        "Walked the dog in the park before breakfast",
+        "Walked the dog in the park before breakfast again",
+        "walked the dog in the park before breakfast today",
+    ]
+    .iter()
+    .enumerate()
+    {
+        store.journal_at(text, T0 + i as f64 * DAY).await.unwrap();
+    }
+    store.journal_at("Fixed the kitchen sink", T0 + 0.5 * DAY).await.unwrap();
+    clock.set(T0 + 3.0 * DAY);
+    let r = store.consolidate().await.unwrap();
+    assert_eq!(r.promoted.len(), 1, "{r:?}");
+    let address = &r.promoted[0];
+    assert!(address.starts_with("self/facts/recurring-"), "{address}");
+    let m = peek(&store, address).await.expect("the promoted memory");
+    assert_eq!(m.value, "Walked the dog in the park before breakfast");
+    assert_eq!(m.source, "consolidation: 3 similar journal entries");
+    assert!(r.changed());
+
+    let r = store.consolidate().await.unwrap();
+    assert!(r.promoted.is_empty() && !r.changed(), "{r:?}");
+    // A fourth occurrence does not promote it again.
+    store.journal_at("Walked the dog in the park before breakfast once more", T0 + 3.0 * DAY).await.unwrap();
+    let r = store.consolidate().await.unwrap();
+    assert!(r.promoted.is_empty(), "{r:?}");
+    let recurring: Vec<_> = all(&store).await.into_iter().filter(|m| m.key.starts_with("recurring-")).collect();
+    assert_eq!(recurring.len(), 1);
+    // Two similar entries are not a pattern.
+    store.journal_at("Baked sourdough bread at home", T0 + 3.1 * DAY).await.unwrap();
+    store.journal_at("Baked sourdough bread at home again", T0 + 3.2 * DAY).await.unwrap();
+    assert!(store.consolidate().await.unwrap().promoted.is_empty());
+}
+
+#[tokio::test]
+async fn consolidation_strengthens_co_retrieved_memories_and_links_similar_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/alice-tea", "Alice drinks green tea daily")).await.unwrap();
+    store.persona_remember(input("people/facts/alice-tea-2", "Alice drinks green tea daily at noon")).await.unwrap();
+    store.persona_remember(input("people/facts/bob-tea", "Bob brews oolong tea")).await.unwrap();
+    store.search(SearchQuery::new("tea")).await.unwrap();
+    let r = store.consolidate().await.unwrap();
+    assert!(r.linked >= 1, "lexically similar memories get a semantic edge: {r:?}");
+    assert!(r.strengthened >= 1, "{r:?}");
+    assert!(r.edges >= 2, "{r:?}");
+    let n = store.graph_neighbours("alice-tea").await.unwrap();
+    assert!(n.iter().any(|x| x.edge == "semantic" && x.id == persona_path("people/facts/alice-tea-2")), "{n:#?}");
+    assert!(n.iter().any(|x| x.edge == "co_activated"), "{n:#?}");
+    // Days later, learned edges decay once per whole day.
+    clock.set(T0 + 3.0 * DAY);
+    let r = store.consolidate().await.unwrap();
+    assert_eq!(r.decay_days, 3);
+    let r = store.consolidate().await.unwrap();
+    assert!(!r.changed(), "{r:?}");
+}
+
+/// A promoted fact whose text equals an existing persona memory's must be linked in the
+/// cycle that promotes it, or the next cycle (with nothing new) links it. Ignored until
+/// fixed: `consolidate` computes similar pairs before `promote` adds memories (see the
+/// report).
+#[tokio::test]
+async fn consolidation_links_a_promoted_fact_in_the_same_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("self/habits/dog-walk", "Walked the dog in the park before breakfast")).await.unwrap();
+    for i in 0..3 {
+        store.journal_at("Walked the dog in the park before breakfast", T0 + i as f64 * 60.0).await.unwrap();
+    }
+    clock.set(T0 + 600.0);
+    let first = store.consolidate().await.unwrap();
+    assert_eq!(first.promoted.len(), 1, "{first:?}");
+    let events = store.stats().await.unwrap().events;
+    let second = store.consolidate().await.unwrap();
+    assert!(!second.changed(), "second cycle changed something: {second:?}\nfirst: {first:?}");
+    assert_eq!(store.stats().await.unwrap().events, events);
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Journal(usize),
+    Persona(usize, usize, usize),
+    Connect(usize, usize),
+    Search(usize),
+    Advance(u32),
+    Consolidate,
+}
+
+const JOURNAL: [&str; 5] = [
+    "Walked the dog in the park before breakfast",
+    "Walked the dog in the park before breakfast again",
+    "Reviewed pull requests for the sync engine",
+    "Reviewed pull requests for the sync engine today",
+    "Called mum about the holiday plans",
+];
+const VALUES: [&str; 5] = [
+    "Alice drinks green tea daily",
+    "Alice drinks green tea daily at noon",
+    // Overlaps the dog-walk entries, below the link threshold (a promoted copy of an entry
+    // would be linked one cycle late: see the ignored test above).
+    "Dogs need long walks in the park",
+    "The sync engine uses negentropy",
+    "Bob brews oolong tea",
+];
+const THEMES: [&[&str]; 3] = [&["tea", "alice"], &["alice", "tea", "habits"], &["sync", "code"]];
+const QUERIES: [&str; 3] = ["tea", "dog park", "sync engine"];
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => (0..JOURNAL.len()).prop_map(Op::Journal),
+        3 => (0..4usize, 0..VALUES.len(), 0..THEMES.len()).prop_map(|(k, v, t)| Op::Persona(k, v, t)),
+        1 => (0..4usize, 0..4usize).prop_map(|(a, b)| Op::Connect(a, b)),
+        2 => (0..QUERIES.len()).prop_map(Op::Search),
+        1 => (0u32..72).prop_map(Op::Advance),
+        1 => Just(Op::Consolidate),
+    ]
+}
+
+async fn apply_ops(store: &MemoryStore, clock: &ManualClock, ops: &[Op]) {
+    let key = |i: usize| format!("mem-{i}");
+    for op in ops {
+        match op {
+            Op::Journal(i) => {
+                store.journal(JOURNAL[*i]).await.unwrap();
+            }
+            Op::Persona(k, v, t) => {
+                let p = PersonaInput::new("self", "facts", &key(*k), VALUES[*v]).themes(THEMES[*t].iter().copied());
+                store.persona_remember(p).await.unwrap();
+            }
+            Op::Connect(a, b) => {
+                // Either may not exist yet, or be the same memory: both are errors.
+                let _ = store.persona_connect(&key(*a), &key(*b)).await;
+            }
+            Op::Search(q) => {
+                store.search(SearchQuery::new(QUERIES[*q])).await.unwrap();
+            }
+            Op::Advance(hours) => clock.set(clock_now(clock) + *hours as f64 * 3600.0),
+            Op::Consolidate => {
+                store.consolidate().await.unwrap();
+            }
+        }
+        // Entries in one second would share a timestamp path: keep time moving.
+        clock.set(clock_now(clock) + 1.0);
+    }
+}
+
+fn clock_now(clock: &ManualClock) -> f64 {
+    use memstr::Clock;
+    clock.now()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+    /// A cycle run twice in a row changes nothing the second time: not the report, not the
+    /// events.
+    #[test]
+    fn consolidation_is_idempotent(ops in proptest::collection::vec(op(), 1..14)) {
+        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+        rt.block_on(async {
+            let dir = tempfile::tempdir().unwrap();
+            let (store, clock) = open_quiet(dir.path(), T0).await;
+            apply_ops(&store, &clock, &ops).await;
+            let first = store.consolidate().await.unwrap();
+            let events = store.stats().await.unwrap().events;
+            let second = store.consolidate().await.unwrap();
+            prop_assert!(!second.changed(), "second cycle changed something: {:?}\nfirst: {:?}\nops: {:?}", second, first, ops);
+            prop_assert_eq!(second.edges, first.edges);
+            prop_assert_eq!(store.stats().await.unwrap().events, events);
+            Ok(())
+        })?;
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// 10. The knowledge graph
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn graph_neighbours_show_every_edge_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/alice-tea", "Alice drinks green tea").themes(["drinks"])).await.unwrap();
+    store.persona_remember(input("people/facts/alice-cats", "Alice has two cats")).await.unwrap();
+    store.persona_remember(input("people/facts/alice-coffee", "Alice drinks coffee")).await.unwrap();
+    store.persona_remember(input("people/facts/alice-decaf", "Alice switched to decaf")).await.unwrap();
+    store.persona_connect("alice-tea", "alice-cats").await.unwrap();
+    store.persona_contradict("alice-coffee", "alice-decaf").await.unwrap();
+
+    let n = store.graph_neighbours("alice-tea").await.unwrap();
+    let cats = n.iter().find(|x| x.id == persona_path("people/facts/alice-cats")).expect("connected memory");
+    assert_eq!((cats.node.as_str(), cats.edge.as_str()), ("memory", "connection"));
+    assert!(cats.weight > 0.0 && cats.weight <= 1.0);
+    let theme = n.iter().find(|x| x.id == "theme:drinks").expect("theme node");
+    assert_eq!((theme.node.as_str(), theme.edge.as_str()), ("theme", "shared_theme"));
+    // Symmetric: the other side sees the connection too (by full address and by path).
+    let back = store.graph_neighbours("people/facts/alice-cats").await.unwrap();
+    assert!(back.iter().any(|x| x.id == persona_path("people/facts/alice-tea") && x.edge == "connection"));
+    let by_path = store.graph_neighbours(&persona_path("people/facts/alice-cats")).await.unwrap();
+    assert_eq!(by_path, back);
+
+    let old = store.graph_neighbours("alice-coffee").await.unwrap();
+    let decaf = persona_path("people/facts/alice-decaf");
+    assert!(old.iter().any(|x| x.id == decaf && x.edge == "contradicts"), "{old:#?}");
+    assert!(old.iter().any(|x| x.id == decaf && x.edge == "supersedes" && x.outgoing), "{old:#?}");
+    let new = store.graph_neighbours("alice-decaf").await.unwrap();
+    let coffee = persona_path("people/facts/alice-coffee");
+    assert!(new.iter().any(|x| x.id == coffee && x.edge == "supersedes" && !x.outgoing), "{new:#?}");
+
+    // Journal entries close in time are linked in order; far apart, not.
+    store.journal_at("Started the graph work", T0 + 100.0).await.unwrap();
+    store.journal_at("Finished the graph work", T0 + 700.0).await.unwrap();
+    store.journal_at("Unrelated, days later", T0 + 5.0 * DAY).await.unwrap();
+    let first = memstr::MemoryPath::journal(T0 + 100.0).to_d();
+    let second = memstr::MemoryPath::journal(T0 + 700.0).to_d();
+    let third = memstr::MemoryPath::journal(T0 + 5.0 * DAY).to_d();
+    let n = store.graph_neighbours(&first).await.unwrap();
+    assert!(n.iter().any(|x| x.id == second && x.edge == "temporal" && x.outgoing), "{n:#?}");
+    let n = store.graph_neighbours(&second).await.unwrap();
+    assert!(n.iter().any(|x| x.id == first && x.edge == "temporal" && !x.outgoing), "{n:#?}");
+    assert!(!n.iter().any(|x| x.id == third), "{n:#?}");
+
+    assert!(matches!(store.graph_neighbours("nobody").await, Err(Error::NotFound(_))));
+}
+
+#[tokio::test]
+async fn search_explains_a_graph_signal_from_a_connected_strong_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("travel/facts/lisbon", "Alice adores Lisbon sunsets")).await.unwrap();
+    store.persona_remember(input("travel/facts/tram", "Tram 28 rattles past the cathedral")).await.unwrap();
+    store.persona_remember(input("travel/facts/porto", "Porto sunsets over the Douro")).await.unwrap();
+    store.persona_remember(input("travel/facts/paris", "Paris museums close on Tuesdays")).await.unwrap();
+    store.persona_connect("lisbon", "tram").await.unwrap();
+
+    let hits = store.search(SearchQuery::new("lisbon sunsets")).await.unwrap();
+    let hit = |path: &str| hits.iter().find(|h| h.path == path);
+    let graph = |path: &str| hit(path).and_then(|h| h.signals.iter().find(|s| s.name == "graph").cloned());
+    let tram = graph(&persona_path("travel/facts/tram")).expect("the connected memory is found through the graph");
+    assert!(tram.value > 0.0 && tram.rank == Some(1) && tram.contribution > 0.0, "{tram:?}");
+    // It matched no word of the query: the graph brought it.
+    let tram_hit = hit(&persona_path("travel/facts/tram")).unwrap();
+    let matching = tram_hit.signals.iter().find(|s| s.name == "matching").unwrap();
+    assert_eq!(matching.value, 0.0);
+    assert!(matches!(&tram_hit.found, Found::Persona(p) if p.key == "tram"));
+    // An unconnected weaker match gets nothing from the graph.
+    let porto = graph(&persona_path("travel/facts/porto")).expect("graph signal present for every candidate");
+    assert_eq!(porto.value, 0.0);
+    assert!(hit(&persona_path("travel/facts/paris")).is_none());
+    // Persona-only searches still carry the signal.
+    let q = SearchQuery::new("lisbon sunsets").kinds(&[SearchKind::Persona]);
+    let hits = store.search(q).await.unwrap();
+    assert!(hits.iter().any(|h| h.path.ends_with("/tram")));
+}
+
+// ---------------------------------------------------------------------------------------
+// 11. Automatic consolidation
+// ---------------------------------------------------------------------------------------
+
+async fn promoted(store: &MemoryStore) -> Vec<String> {
+    all(store).await.into_iter().filter(|m| m.key.starts_with("recurring-")).map(|m| m.address()).collect()
+}
+
+#[tokio::test]
+async fn consolidation_runs_by_itself_every_n_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut life = quiet();
+    life.consolidate_every = 5;
+    let (store, clock) = open_with(dir.path(), T0, life, None).await;
+    for (i, text) in [
+        "Walked the dog in the park before breakfast",
+        "Walked the dog in the park before breakfast again",
+        "walked the dog in the park before breakfast today",
+    ]
+    .iter()
+    .enumerate()
+    {
+        clock.set(T0 + i as f64 * 60.0);
+        store.journal(text).await.unwrap();
+    }
+    store.remember("editor", "helix").await.unwrap();
+    // Four writes: no cycle yet.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(promoted(&store).await.is_empty());
+    // The fifth starts one in the background.
+    store.remember("shell", "fish").await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let p = promoted(&store).await;
+        if !p.is_empty() {
+            assert_eq!(p.len(), 1, "{p:?}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no automatic consolidation after 5 writes");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test]
+async fn no_automatic_consolidation_when_turned_off() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    for (i, text) in [
+        "Walked the dog in the park before breakfast",
+        "Walked the dog in the park before breakfast again",
+        "walked the dog in the park before breakfast today",
+    ]
+    .iter()
+    .enumerate()
+    {
+        store.journal_at(text, T0 + i as f64).await.unwrap();
+    }
+    for i in 0..60 {
+        store.remember(&format!("k{i}"), "v").await.unwrap();
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(promoted(&store).await.is_empty());
+}
