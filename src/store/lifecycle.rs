@@ -289,7 +289,10 @@ impl MemoryStore {
             .read(|conn, inner| {
                 let nodes = graph_nodes(conn)?;
                 let edges = load_edges(conn)?;
-                Ok(Arc::new(KnowledgeGraph::build(&nodes, &edges, &inner.life.graph)))
+                let graph = KnowledgeGraph::build(&nodes, &edges, &inner.life.graph);
+                drop(nodes);
+                super::release_free_memory();
+                Ok(Arc::new(graph))
             })
             .await?;
         *self.inner.graph.lock().map_err(|_| Error::Task("graph poisoned".into()))? =

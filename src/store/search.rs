@@ -95,16 +95,20 @@ struct Row {
 }
 
 fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTreeMap<i64, Row>) -> Result<()> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT kind, path, payload, coalesce(ts, 0) FROM records WHERE rid = ?1 AND deleted = 0 AND payload IS NOT NULL",
-    )?;
-    for rid in rids {
-        if rows.contains_key(&rid) {
-            continue;
-        }
-        if let Ok(row) =
-            stmt.query_row([rid], |r| Ok(Row { kind: r.get(0)?, path: r.get(1)?, payload: r.get(2)?, ts: r.get(3)? }))
-        {
+    let wanted: Vec<i64> = rids.filter(|r| !rows.contains_key(r)).collect();
+    // One statement per chunk rather than one per row: a hundred point lookups cost
+    // milliseconds at 100k records. The list holds integers only.
+    for chunk in wanted.chunks(500) {
+        let list = chunk.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let sql = format!(
+            "SELECT rid, kind, path, payload, coalesce(ts, 0) FROM records WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
+        );
+        let mut stmt = conn.prepare(&sql)?;
+        let found = stmt.query_map([], |r| {
+            Ok((r.get::<_, i64>(0)?, Row { kind: r.get(1)?, path: r.get(2)?, payload: r.get(3)?, ts: r.get(4)? }))
+        })?;
+        for row in found {
+            let (rid, row) = row?;
             rows.insert(rid, row);
         }
     }
@@ -113,17 +117,66 @@ fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTre
 
 /// Exact cosine for candidates the vector index did not return.
 fn fill_cosine(conn: &Connection, qv: &[f32], rids: &[i64], cosine: &mut BTreeMap<i64, f64>) -> Result<()> {
-    let mut stmt = conn.prepare_cached("SELECT vec FROM vectors WHERE rid = ?1")?;
-    for rid in rids {
-        if cosine.contains_key(rid) {
-            continue;
-        }
-        if let Ok(blob) = stmt.query_row([rid], |r| r.get::<_, Vec<u8>>(0)) {
+    let wanted: Vec<i64> = rids.iter().copied().filter(|r| !cosine.contains_key(r)).collect();
+    for chunk in wanted.chunks(500) {
+        let list = chunk.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let mut stmt = conn.prepare(&format!("SELECT rid, vec FROM vectors WHERE rid IN ({list})"))?;
+        let found = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+        for row in found {
+            let (rid, blob) = row?;
             let v = crate::index::vectors::from_blob(&blob);
-            cosine.insert(*rid, v.iter().zip(qv).map(|(a, b)| (a * b) as f64).sum());
+            cosine.insert(rid, v.iter().zip(qv).map(|(a, b)| (a * b) as f64).sum());
         }
     }
     Ok(())
+}
+
+/// A term in more documents than this (and 2% of them) is dropped from the FTS5 query
+/// when rarer terms remain: FTS5 scores every document matching any term, so one
+/// common word costs as much as all the rest, for the least information (IDF).
+const COMMON_DOCS: u64 = 2_000;
+/// Terms always kept (the rarest), whatever their frequency.
+const MIN_TERMS: usize = 2;
+
+/// `terms` without the very common ones (see [`COMMON_DOCS`]), in their order. Document
+/// frequencies are cached per store and refreshed when the store has grown by a tenth.
+fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<String>) -> Result<Vec<String>> {
+    if terms.len() <= MIN_TERMS {
+        return Ok(terms);
+    }
+    let docs: u64 =
+        conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64;
+    let limit = COMMON_DOCS.max(docs / 50);
+    if docs <= limit {
+        return Ok(terms);
+    }
+    let mut cache = inner.df_cache.lock().map_err(|_| crate::Error::Task("df cache poisoned".into()))?;
+    if docs > cache.0 + cache.0 / 10 || docs < cache.0 {
+        *cache = (docs, std::collections::HashMap::new());
+    }
+    let mut stmt = conn.prepare_cached("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?1")?;
+    let mut dfs = Vec::with_capacity(terms.len());
+    for t in &terms {
+        let df = match cache.1.get(t) {
+            Some(df) => *df,
+            None => {
+                let expr = search::fts_any(std::slice::from_ref(t)).unwrap_or_default();
+                let df = stmt.query_row([expr], |r| r.get::<_, i64>(0))? as u64;
+                cache.1.insert(t.clone(), df);
+                df
+            }
+        };
+        dfs.push(df);
+    }
+    let mut by_rarity: Vec<usize> = (0..terms.len()).collect();
+    by_rarity.sort_by_key(|i| (dfs[*i], *i));
+    let keep: std::collections::HashSet<usize> = by_rarity
+        .iter()
+        .enumerate()
+        .filter(|(pos, i)| *pos < MIN_TERMS || dfs[**i] <= limit)
+        .map(|(_, i)| *i)
+        .collect();
+    Ok(terms.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, t)| t).collect())
 }
 
 /// What ranking needs besides the query: the decay policy, the graph, the time.
@@ -143,7 +196,8 @@ fn candidates(
 ) -> Result<Vec<Candidate>> {
     let now = ctx.now;
     let live = |p: &PersonaMemory| super::lifecycle::live_state(ctx.inner, p, now);
-    let fts_expr = search::fts_any(&search::content_terms(&q.text));
+    let terms = common_terms_dropped(conn, ctx.inner, search::content_terms(&q.text))?;
+    let fts_expr = search::fts_any(&terms);
     // Every matching row's BM25, in one pass: FTS5 scores every match anyway to sort
     // them, and a second MATCH for the episode rows below would compute the corpus
     // statistics again. Scores are kept aside; the pool is the best `w.pool`.
@@ -166,11 +220,20 @@ fn candidates(
     }
     let mut bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
     let mut cosine: BTreeMap<i64, f64> = BTreeMap::new();
-    if !vids.is_empty() {
-        let mut stmt = conn.prepare_cached("SELECT rid FROM vectors WHERE vid = ?1")?;
-        for (vid, sim) in vids {
-            if let Ok(rid) = stmt.query_row([vid], |r| r.get::<_, i64>(0)) {
-                cosine.entry(rid).or_insert(*sim as f64);
+    if let (false, Some(qv)) = (vids.is_empty(), query_vec) {
+        // The index ranks by its int8 points; each hit's cosine is recomputed exactly.
+        // Points of old versions are gone from the table and drop out here.
+        let list = vids.iter().map(|(vid, _)| vid.to_string()).collect::<Vec<_>>().join(",");
+        let mut stmt = conn.prepare(&format!("SELECT vid, rid, vec FROM vectors WHERE vid IN ({list})"))?;
+        let mut by_vid: std::collections::HashMap<i64, (i64, f64)> = std::collections::HashMap::new();
+        for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?)))? {
+            let (vid, rid, blob) = row?;
+            let v = crate::index::vectors::from_blob(&blob);
+            by_vid.insert(vid, (rid, v.iter().zip(qv).map(|(a, b)| (a * b) as f64).sum()));
+        }
+        for (vid, _) in vids {
+            if let Some((rid, cos)) = by_vid.get(vid) {
+                cosine.entry(*rid).or_insert(*cos);
                 if cosine.len() >= w.pool {
                     break;
                 }

@@ -173,6 +173,16 @@ impl MemoryStore {
                     .map_err(|e| crate::Error::Task(e.to_string()))??;
             }
         }
+        // The last handle: free the index and graph now, and give the memory back, so a
+        // process that reopens a large store does not hold two of them at its peak.
+        if let Ok(inner) = std::sync::Arc::try_unwrap(self.inner) {
+            tokio::task::spawn_blocking(move || {
+                drop(inner);
+                super::release_free_memory();
+            })
+            .await
+            .map_err(|e| crate::Error::Task(e.to_string()))?;
+        }
         Ok(())
     }
 

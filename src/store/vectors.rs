@@ -67,6 +67,8 @@ impl VectorState {
         }
         let added = items.len();
         index.insert_many(&items);
+        drop(items);
+        super::release_free_memory();
         let state = VectorState {
             embedder,
             index: RwLock::new(index),
