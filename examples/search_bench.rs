@@ -19,7 +19,8 @@
 //!    objects, dates, projects, from word lists and 16 templates), written one by one with
 //!    `journal_at` under a `ManualClock` (gaps of 5 to 95 minutes), then `index_pending()`
 //!    embeds them all in memstr's batches, then `close()` saves the vector index.
-//!    Peak RSS of this process: writing, embedding and building the HNSW graph.
+//!    Automatic consolidation is off while building, so the ingest figure is writing plus
+//!    embedding alone. Peak RSS of this process: writing, embedding and building the HNSW graph.
 //! 2. measure: loads the model, then opens the store three times (each: `MemoryStore::open`,
 //!    `index_pending()` which must return 0, the first search), keeping the last one open;
 //!    runs `--queries` searches without query embedding, then the same with it, then
@@ -46,7 +47,7 @@ use std::time::Instant;
 use memstr::index::vectors::{from_blob, VectorIndex};
 use memstr::index::{Embedder, OnnxEmbedder};
 use memstr::search::{content_terms, fts_any, SearchQuery, Weights};
-use memstr::{Identity, ManualClock, MemoryStore, StoreOptions};
+use memstr::{Identity, LifecycleOptions, ManualClock, MemoryStore, StoreOptions};
 
 type BoxResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -462,7 +463,12 @@ async fn build(n: usize, dir: &Path) -> BoxResult<()> {
     std::fs::write(dir.join("key.nsec"), identity.reveal_nsec().as_bytes())?;
     let emb = Arc::new(BenchEmbedder::new(model, if n >= 10_000 { 5_000 } else { 0 }));
     let clock = Arc::new(ManualClock::new(START_TS));
-    let opts = StoreOptions::default().clock(clock.clone()).embedder(emb.clone());
+    // Automatic consolidation off: it would embed pending records in the background every
+    // 50 writes, and this measures batched embedding on its own.
+    let mut life = LifecycleOptions::default();
+    life.consolidate_every = 0;
+    life.consolidate_idle = None;
+    let opts = StoreOptions::default().clock(clock.clone()).embedder(emb.clone()).lifecycle(life);
     let store = MemoryStore::open(dir.join("store.db"), identity, opts).await?;
 
     let words: usize = texts.iter().map(|(s, _)| s.split_whitespace().count()).sum();

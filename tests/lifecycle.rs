@@ -993,3 +993,44 @@ async fn no_automatic_consolidation_when_turned_off() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(promoted(&store).await.is_empty());
 }
+
+// ---------------------------------------------------------------------------------------
+// Importance and salience (seed 000)
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn importance_slows_decay_and_ingest_measures_salience() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/plain", "Alice likes tea")).await.unwrap();
+    store
+        .persona_remember(input("people/facts/vital", "Alice is allergic to penicillin").importance(1.0))
+        .await
+        .unwrap();
+    clock.set(T0 + 60.0 * DAY);
+    let now = T0 + 60.0 * DAY;
+    let plain = peek(&store, "people/facts/plain").await.unwrap();
+    let vital = peek(&store, "people/facts/vital").await.unwrap();
+    // Two halflives for the plain memory; importance 1 doubles the halflife: one.
+    assert!((store.live(&plain, now).0 - 0.25).abs() < 1e-9);
+    assert!((store.live(&vital, now).0 - 0.5).abs() < 1e-9);
+    assert_eq!(vital.sync.life.importance, Some(1.0));
+
+    // Out of range is a typed validation error naming the field.
+    let err = store.persona_remember(input("people/facts/bad", "x").importance(1.5)).await.unwrap_err();
+    assert!(matches!(err, memstr::Error::Validation(ref v) if v.field == "importance"), "{err:?}");
+
+    // Novel content ingested through the gate gets a salience; a near-copy of it scores
+    // lower novelty, so less salience.
+    let novel = store
+        .persona_ingest(input("world/facts/volcano", "Mount Etna erupted twice during the spring expedition"))
+        .await
+        .unwrap();
+    assert_eq!(novel.decision, GateDecision::Create);
+    let s1 = peek(&store, "world/facts/volcano").await.unwrap().sync.life.salience.unwrap();
+    assert!(s1 > 0.4 && s1 <= 1.0, "{s1}");
+    let related = store.persona_ingest(input("world/facts/volcano-2", "Etna erupted last spring")).await.unwrap();
+    assert_eq!(related.decision, GateDecision::Create);
+    let s2 = peek(&store, "world/facts/volcano-2").await.unwrap().sync.life.salience.unwrap();
+    assert!(s2 < s1, "{s2} !< {s1}");
+}

@@ -131,12 +131,12 @@ impl DecayPolicy for Halflife {
         if life.pinned {
             return client_formula(m, 0.0, m.halflife_days);
         }
-        match life.importance {
+        match life.modulation() {
             // The client's own code path, so wire compatibility does not rest on a copy.
             None => m.current_relevance(now),
-            Some(_) => {
+            Some(weight) => {
                 let days = ((now - m.last_accessed) / DAY).max(0.0);
-                client_formula(m, days, m.halflife_days * importance_stretch(life.importance, self.beta))
+                client_formula(m, days, m.halflife_days * importance_stretch(Some(weight), self.beta))
             }
         }
     }
@@ -397,7 +397,7 @@ impl DecayPolicy for Fsrs6 {
         if m.is_superseded() {
             days *= SUPERSEDED_SPEEDUP;
         }
-        self.retrievability(days, st.stability * importance_stretch(life.importance, self.beta))
+        self.retrievability(days, st.stability * importance_stretch(life.modulation(), self.beta))
     }
 
     fn state(&self, relevance: f64) -> MemoryState {

@@ -141,6 +141,10 @@ pub struct LifeMeta {
     /// Importance in [0, 1]; stretches the memory's stability (seed 000). None: neutral.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub importance: Option<f64>,
+    /// Salience in [0, 1] measured when the memory was stored through the novelty gate
+    /// (seed 000: novelty, importance, specificity). None: not measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub salience: Option<f64>,
     /// FSRS-6 memory state, kept when the FSRS policy has reviewed this memory.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fsrs: Option<FsrsState>,
@@ -178,6 +182,15 @@ impl LifeMeta {
     /// Nothing set: the memory behaves exactly as in the published client.
     pub fn is_empty(&self) -> bool {
         *self == LifeMeta::default()
+    }
+
+    /// What stretches the memory's time scale: the larger of importance and salience,
+    /// None when neither is set (then decay is exactly the client's).
+    pub fn modulation(&self) -> Option<f64> {
+        match (self.importance, self.salience) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0).max(b.unwrap_or(0.0))),
+        }
     }
 }
 

@@ -29,6 +29,11 @@ pub struct PersonaInput {
     pub source: Option<String>,
     pub confidence: Option<f64>,
     pub halflife_days: Option<f64>,
+    /// Importance in [0, 1] (seed 000): stretches the memory's time scale by
+    /// `1 + importance` (docs/lifecycle.md). memstr-only; the client ignores it.
+    pub importance: Option<f64>,
+    /// Salience in [0, 1]; [`MemoryStore::persona_ingest`] measures it when unset.
+    pub salience: Option<f64>,
     /// When it was learned (default: now).
     pub at: Option<f64>,
 }
@@ -68,6 +73,10 @@ impl PersonaInput {
         self.at = Some(at);
         self
     }
+    pub fn importance(mut self, importance: f64) -> Self {
+        self.importance = Some(importance);
+        self
+    }
 
     fn validate(&self) -> Result<(), ValidationError> {
         validate_taxonomy("domain", &self.domain)?;
@@ -85,6 +94,13 @@ impl PersonaInput {
         }
         if let Some(h) = self.halflife_days {
             validate_halflife(h)?;
+        }
+        for (field, v) in [("importance", self.importance), ("salience", self.salience)] {
+            if let Some(v) = v {
+                if !(0.0..=1.0).contains(&v) {
+                    return Err(ValidationError { field, rule: Rule::OutOfRange { min: 0.0, max: 1.0, value: v } });
+                }
+            }
         }
         if let Some(at) = self.at {
             validate_timestamp("at", at)?;
@@ -235,6 +251,12 @@ impl MemoryStore {
             }
             if let Some(h) = input.halflife_days {
                 m.halflife_days = h;
+            }
+            if input.importance.is_some() {
+                m.sync.life.importance = input.importance;
+            }
+            if input.salience.is_some() {
+                m.sync.life.salience = input.salience;
             }
             m.last_reinforced = m.last_reinforced.max(at);
             m.last_accessed = m.last_accessed.max(at);

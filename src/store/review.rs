@@ -22,6 +22,21 @@ pub struct Ingested {
     pub event_id: String,
 }
 
+/// Seed 000's salience of a new memory, when the caller gave none:
+/// `0.4 × novelty + 0.3 × importance + 0.2 × specificity` (+ 0.1 × extremity, not measured
+/// here), where novelty is 1 minus the similarity of the closest existing memory and
+/// specificity the share of content words, up to 12.
+fn with_salience(mut input: PersonaInput, best_similarity: f64) -> PersonaInput {
+    if input.salience.is_none() {
+        let novelty = (1.0 - best_similarity).clamp(0.0, 1.0);
+        let specificity = (crate::search::content_terms(&input.value).len() as f64 / 12.0).min(1.0);
+        let importance = input.importance.unwrap_or(0.0);
+        let salience = 0.4 * novelty + 0.3 * importance + 0.2 * specificity;
+        input.salience = Some((salience * 1000.0).round() / 1000.0);
+    }
+    input
+}
+
 /// Cosine of two unit vectors.
 fn cosine(a: &[f32], b: &[f32]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x * y) as f64).sum()
@@ -48,8 +63,8 @@ impl MemoryStore {
             !self.persona_peek(super::PersonaQuery::exact(&input.domain, &input.facet, &input.key)).await?.is_empty();
         let new_vec = self.embed_text(&input.value).await?;
         let (domain, facet, value) = (input.domain.clone(), input.facet.clone(), input.value.clone());
-        let decision = if exists {
-            GateDecision::Update { path: address.clone(), key: input.key.clone(), similarity: 1.0 }
+        let (decision, best) = if exists {
+            (GateDecision::Update { path: address.clone(), key: input.key.clone(), similarity: 1.0 }, 1.0)
         } else {
             self.read(move |conn, inner| {
                 let mut vecs: BTreeMap<String, Vec<f32>> = BTreeMap::new();
@@ -89,7 +104,8 @@ impl MemoryStore {
                 }
                 // Word overlap runs lower than cosine for the same relation: its own thresholds.
                 let options = if lexical { &inner.life.gate_lexical } else { &inner.life.gate };
-                Ok(decide(&value, &cands, options))
+                let best = cands.iter().map(|c| c.similarity).fold(0.0f64, f64::max);
+                Ok((decide(&value, &cands, options), best))
             })
             .await?
         };
@@ -130,12 +146,12 @@ impl MemoryStore {
                 (path.clone(), id)
             }
             GateDecision::Supersede { key, .. } => {
-                let id = self.persona_remember(input.clone()).await?;
+                let id = self.persona_remember(with_salience(input.clone(), best)).await?;
                 self.persona_contradict(&format!("{}/{}/{}", input.domain, input.facet, key), &address).await?;
                 (address, id)
             }
             _ => {
-                let id = self.persona_remember(input.clone()).await?;
+                let id = self.persona_remember(with_salience(input.clone(), best)).await?;
                 (address, id)
             }
         };

@@ -249,6 +249,9 @@ enum PersonaCommand {
         /// Days for relevance to halve.
         #[arg(long, value_name = "DAYS")]
         halflife: Option<f64>,
+        /// 0 to 1: stretches the time scale of decay by 1 + importance.
+        #[arg(long)]
+        importance: Option<f64>,
         /// When it was learned (Unix seconds) [default: now].
         #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
         at: Option<f64>,
@@ -571,6 +574,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
             source,
             confidence,
             halflife,
+            importance,
             at,
             gate,
         } => {
@@ -580,6 +584,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
                 source: source.clone(),
                 confidence: *confidence,
                 halflife_days: *halflife,
+                importance: *importance,
                 at: *at,
                 ..PersonaInput::new(domain, facet, key, value)
             };
