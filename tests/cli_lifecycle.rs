@@ -136,14 +136,17 @@ fn prune_moves_states_and_deletes_after_thirty_dissolved_days() {
     assert_eq!(st.ok(T0 + DAY, &["prune"]), "0 changed\n");
     assert_eq!(st.ok(T0 + 60.0 * DAY, &["prune"]), "people/facts/bob: active -> fading\n1 changed\n");
     let r = st.json(T0 + 120.0 * DAY, &["prune"]);
-    assert_eq!(r, json!({"count": 1, "transitions": [["people/facts/bob", "fading", "forgotten"]], "deleted": []}));
+    assert_eq!(
+        r,
+        json!({"count": 1, "transitions": [["people/facts/bob", "fading", "forgotten"]], "deleted": [], "marked": []})
+    );
     // Forgotten: exact reads still find it.
     let m = st.json(T0 + 120.0 * DAY, &["persona", "get", "people", "facts", "bob", "--peek"]);
     assert_eq!(m["stored_state"], "forgotten");
     st.ok(T0 + 210.0 * DAY, &["prune"]);
     assert_eq!(st.json(T0 + 239.0 * DAY, &["prune"])["count"], 0);
     let out = st.ok(T0 + 241.0 * DAY, &["prune"]);
-    assert_eq!(out, "people/facts/bob: deleted (dissolved 30 days)\n1 changed\n");
+    assert_eq!(out, "people/facts/bob: deleted (dissolved past the grace period)\n1 changed\n");
     st.fails(T0 + 241.0 * DAY, &["persona", "get", "people", "facts", "bob", "--peek"], 1);
     assert_eq!(st.json(T0 + 241.0 * DAY, &["stats"])["deleted"], 1);
 }

@@ -1034,3 +1034,119 @@ async fn importance_slows_decay_and_ingest_measures_salience() {
     let s2 = peek(&store, "world/facts/volcano-2").await.unwrap().sync.life.salience.unwrap();
     assert!(s2 < s1, "{s2} !< {s1}");
 }
+
+// ---------------------------------------------------------------------------------------
+// Regressions from the review of the lifecycle code
+// ---------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn recurrence_reaches_entries_older_than_one_batch() {
+    // Consolidation examines 1,000 journal entries a cycle: the oldest unexamined first,
+    // so a pattern among the earliest of 1,200 is found by the later cycles.
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    for i in 0..3 {
+        store.journal_at("Watered the tomato plants on the balcony", T0 + f64::from(i)).await.unwrap();
+    }
+    for i in 0..1_200 {
+        store.journal_at(&format!("entry {i} about topic q{i}x"), T0 + 10.0 + f64::from(i)).await.unwrap();
+    }
+    clock.set(T0 + DAY);
+    let mut promoted = Vec::new();
+    for _ in 0..3 {
+        promoted.extend(store.consolidate().await.unwrap().promoted);
+    }
+    assert_eq!(promoted.len(), 1, "{promoted:?}");
+    assert!(promoted[0].contains("tomato"), "{promoted:?}");
+}
+
+#[tokio::test]
+async fn a_pattern_seen_more_than_twenty_times_is_promoted_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    for i in 0..25 {
+        store
+            .journal_at(&format!("Stand-up meeting with the platform team, day {i}"), T0 + f64::from(i) * 3600.0)
+            .await
+            .unwrap();
+    }
+    clock.set(T0 + 2.0 * DAY);
+    let first = store.consolidate().await.unwrap();
+    assert_eq!(first.promoted.len(), 1, "{first:?}");
+    for i in 25..30 {
+        store
+            .journal_at(&format!("Stand-up meeting with the platform team, day {i}"), T0 + f64::from(i) * 3600.0)
+            .await
+            .unwrap();
+    }
+    let again = store.consolidate().await.unwrap();
+    assert!(again.promoted.is_empty(), "{again:?}");
+}
+
+#[tokio::test]
+async fn a_gated_update_keeps_the_old_value_in_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    store
+        .persona_remember(input("people/facts/alice-coffee", "Alice drinks strong black coffee every morning"))
+        .await
+        .unwrap();
+    let got = store
+        .persona_ingest(input("people/facts/more", "Alice drinks strong black coffee every morning at home"))
+        .await
+        .unwrap();
+    // Similarity 0.935 reinforces by default; with reinforce out of reach it updates.
+    assert!(matches!(got.decision, GateDecision::Reinforce { .. }), "{:?}", got.decision);
+
+    let dir = tempfile::tempdir().unwrap();
+    let mut life = quiet();
+    life.gate_lexical.reinforce = 1.01;
+    let (store, _) = open_with(dir.path(), T0, life, None).await;
+    store
+        .persona_remember(input("people/facts/alice-coffee", "Alice drinks strong black coffee every morning"))
+        .await
+        .unwrap();
+    let got = store
+        .persona_ingest(input("people/facts/more", "Alice drinks strong black coffee every morning at home"))
+        .await
+        .unwrap();
+    assert!(matches!(got.decision, GateDecision::Update { .. }), "{:?}", got.decision);
+    let m = peek(&store, "people/facts/alice-coffee").await.unwrap();
+    assert_eq!(m.value, "Alice drinks strong black coffee every morning at home");
+    assert_eq!(m.sync.life.history.len(), 1);
+    assert_eq!(m.sync.life.history[0].value, "Alice drinks strong black coffee every morning");
+}
+
+#[tokio::test]
+async fn rewriting_a_dissolved_memory_restarts_its_grace_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/carol", "Carol collects stamps")).await.unwrap();
+    clock.set(T0 + 300.0 * DAY);
+    store.persona_prune().await.unwrap();
+    assert!(peek(&store, "people/facts/carol").await.unwrap().sync.life.dissolved_at.is_some());
+    // Rewritten 10 days later: alive again, the mark goes.
+    clock.set(T0 + 310.0 * DAY);
+    store.persona_remember(input("people/facts/carol", "Carol collects stamps and coins")).await.unwrap();
+    assert_eq!(peek(&store, "people/facts/carol").await.unwrap().sync.life.dissolved_at, None);
+    // Dissolved again much later: the first prune marks it and does not delete it.
+    clock.set(T0 + 700.0 * DAY);
+    let r = store.persona_prune().await.unwrap();
+    assert!(r.deleted.is_empty(), "{r:?}");
+    assert!(peek(&store, "people/facts/carol").await.is_some());
+}
+
+#[tokio::test]
+async fn the_store_remembers_its_decay_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_with(dir.path(), T0, quiet(), Some(Arc::new(Fsrs6::default()))).await;
+    store.persona_remember(input("people/facts/dave", "Dave runs marathons")).await.unwrap();
+    store.close().await.unwrap();
+    // Reopened without naming a policy: still FSRS-6 (halflife would say forgotten here).
+    let (store, _) = open_with(dir.path(), T0 + 100.0 * DAY, quiet(), None).await;
+    let m = peek(&store, "people/facts/dave").await.unwrap();
+    let (relevance, state) = store.live(&m, T0 + 100.0 * DAY);
+    let fsrs = Fsrs6::default().relevance(&m, T0 + 100.0 * DAY);
+    assert_eq!(relevance, fsrs);
+    assert_eq!(state, MemoryState::Fading);
+}

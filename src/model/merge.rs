@@ -63,6 +63,12 @@ fn scalars(m: &PersonaMemory) -> (String, String, String, String, String, String
     )
 }
 
+/// The user-set lifecycle fields, comparable.
+fn life_key(m: &PersonaMemory) -> (bool, String, String) {
+    let num = |x: Option<f64>| x.map(|v| format!("{v:e}")).unwrap_or_default();
+    (m.sync.life.pinned, num(m.sync.life.importance), num(m.sync.life.salience))
+}
+
 fn union_minus(first: &[String], second: &[String], removed: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for x in first.iter().chain(second) {
@@ -88,7 +94,9 @@ pub fn merge(a: &PersonaMemory, b: &PersonaMemory) -> PersonaMemory {
     let a_wins = match a.sync.written.total_cmp(&b.sync.written) {
         Ordering::Greater => true,
         Ordering::Less => false,
-        Ordering::Equal => scalars(a) >= scalars(b),
+        // Equal edits and equal values: the user-set lifecycle fields decide, so the
+        // winner never depends on which version arrived first.
+        Ordering::Equal => (scalars(a), life_key(a)) >= (scalars(b), life_key(b)),
     };
     let (win, lose) = if a_wins { (a, b) } else { (b, a) };
     let removed = Removed {
@@ -117,14 +125,17 @@ pub fn merge(a: &PersonaMemory, b: &PersonaMemory) -> PersonaMemory {
         }
         (x, y) => x.or(y),
     };
+    // State marks come from the lifecycle, not the user: the more alive version's state,
+    // and a dissolution mark only when both versions carry one (the earlier).
+    m.state = a.state.min(b.state);
+    m.sync.life.dissolved_at = match (a.sync.life.dissolved_at, b.sync.life.dissolved_at) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        _ => None,
+    };
     // A keyed fact's history only grows: keep every earlier value either side saw.
-    let mut history = a.sync.life.history.clone();
-    for h in &b.sync.life.history {
-        if !history.contains(h) {
-            history.push(h.clone());
-        }
-    }
+    let mut history: Vec<_> = a.sync.life.history.iter().chain(&b.sync.life.history).cloned().collect();
     history.sort_by(|x, y| x.from.total_cmp(&y.from).then(x.value.cmp(&y.value)).then(x.until.total_cmp(&y.until)));
+    history.dedup();
     m.sync.life.history = history;
     m
 }
@@ -172,6 +183,7 @@ pub fn count_access(m: &mut PersonaMemory, device: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::MemoryState;
     use proptest::prelude::*;
 
     fn base() -> PersonaMemory {
@@ -247,7 +259,51 @@ mod tests {
             })
     }
 
+    /// Versions that tie on the user edit time and value often, differing in lifecycle
+    /// fields: the case where a first-argument bias would make two devices swap forever.
+    fn arb_lifecycle_version() -> impl Strategy<Value = PersonaMemory> {
+        (
+            0u8..2,
+            "[ab]",
+            0usize..4,
+            any::<bool>(),
+            proptest::option::of(0u8..3),
+            proptest::option::of(0u8..3),
+            proptest::option::of((1u8..4, 0u8..3)),
+            proptest::collection::vec(("[xy]", 0u8..3), 0..3),
+        )
+            .prop_map(|(written, value, state, pinned, importance, dissolved, fsrs, history)| {
+                let mut m = base();
+                m.sync.written = f64::from(written);
+                m.value = value;
+                m.state = MemoryState::ALL[state];
+                m.sync.life.pinned = pinned;
+                m.sync.life.importance = importance.map(|i| f64::from(i) / 2.0);
+                m.sync.life.dissolved_at = dissolved.map(f64::from);
+                m.sync.life.fsrs = fsrs.map(|(s, r)| crate::model::FsrsState {
+                    stability: f64::from(s),
+                    difficulty: 5.0,
+                    last_review: f64::from(r),
+                    reviews: u32::from(r),
+                });
+                m.sync.life.history = history
+                    .into_iter()
+                    .map(|(v, t)| crate::model::FactValue { value: v, from: f64::from(t), until: f64::from(t) + 1.0 })
+                    .collect();
+                m
+            })
+    }
+
     proptest! {
+        #[test]
+        fn merge_of_lifecycle_fields_is_commutative(a in arb_lifecycle_version(), b in arb_lifecycle_version()) {
+            let m = merge(&a, &b);
+            prop_assert_eq!(&m, &merge(&b, &a));
+            // Merging the result again with either side changes nothing: devices settle.
+            prop_assert_eq!(&merge(&m, &a), &m);
+            prop_assert_eq!(&merge(&m, &b), &m);
+        }
+
         #[test]
         fn merge_is_commutative_and_never_loses_accesses(a in arb_version(), b in arb_version()) {
             let m = merge(&a, &b);

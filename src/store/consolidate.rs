@@ -22,8 +22,8 @@ use crate::model::{JournalEntry, PersonaMemory};
 use crate::search;
 
 const DAY: f64 = 86_400.0;
-/// Journal entries examined for recurrence per cycle (the newest first); later cycles
-/// take the rest.
+/// Journal entries examined for recurrence per cycle (oldest unexamined first); later
+/// cycles take the rest.
 const RECUR_BATCH: usize = 1_000;
 /// Co-retrieval of two memories adds this much to their edge (Vestige: 0..2 strength).
 const COACTIVATION_STEP: f64 = 0.2;
@@ -51,7 +51,7 @@ pub struct ConsolidationReport {
 impl ConsolidationReport {
     /// Whether the cycle changed anything.
     pub fn changed(&self) -> bool {
-        self.prune.count() > 0
+        self.prune.changed()
             || !self.promoted.is_empty()
             || self.linked > 0
             || self.strengthened > 0
@@ -78,11 +78,11 @@ fn slug(text: &str) -> String {
     }
 }
 
-/// Journal entries after `after_rid` (newest `RECUR_BATCH`), with rid and content.
+/// The first `RECUR_BATCH` journal entries after `after_rid`, with rid and content.
 fn new_journal(conn: &Connection, after_rid: i64) -> Result<Vec<(i64, JournalEntry)>> {
     let mut stmt = conn.prepare(
         "SELECT rid, payload FROM records WHERE kind = 'journal' AND deleted = 0 AND payload IS NOT NULL AND rid > ?1
-         ORDER BY rid DESC LIMIT ?2",
+         ORDER BY rid LIMIT ?2",
     )?;
     let rows = stmt.query_map(rusqlite::params![after_rid, RECUR_BATCH as i64], |r| {
         Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
@@ -116,10 +116,37 @@ fn lexical_neighbours(conn: &Connection, text: &str, threshold: f64) -> Result<V
 }
 
 impl MemoryStore {
-    /// Runs one consolidation cycle now (see the module doc and docs/lifecycle.md).
+    /// Runs one consolidation cycle now (see the module doc and docs/lifecycle.md). Cycles
+    /// never overlap: a call waits for a running one.
     pub async fn consolidate(&self) -> Result<ConsolidationReport> {
+        let _one_at_a_time = self.inner.consolidation.lock().await;
+        let writes_at_start = self.inner.writes_since_consolidation.load(Ordering::SeqCst);
         let coactive: BTreeMap<(String, String), u32> =
             std::mem::take(&mut *self.inner.coactive.lock().map_err(|_| crate::Error::Task("log poisoned".into()))?);
+        let result = self.cycle(coactive.clone()).await;
+        match &result {
+            Ok(_) => {
+                // Writes made during the cycle still count toward the next one.
+                let _ = self
+                    .inner
+                    .writes_since_consolidation
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| Some(n.saturating_sub(writes_at_start)));
+            }
+            Err(_) => {
+                // Nothing learned is lost: the co-retrievals wait for the next cycle.
+                if let Ok(mut log) = self.inner.coactive.lock() {
+                    for (k, n) in coactive {
+                        *log.entry(k).or_default() += n;
+                    }
+                }
+            }
+        }
+        // Learned edges may have changed without any event changing: the cached graph is stale.
+        self.inner.generation.fetch_add(1, Ordering::SeqCst);
+        result
+    }
+
+    async fn cycle(&self, coactive: BTreeMap<(String, String), u32>) -> Result<ConsolidationReport> {
         // Promotion first, in its own transaction: the facts it creates take part in this
         // cycle's linking, so the next cycle finds nothing new to link.
         let (recurring, watermark) = self.recurrence_inputs().await?;
@@ -133,59 +160,66 @@ impl MemoryStore {
         #[cfg(feature = "vectors")]
         self.index_pending().await?;
         let similar = self.similar_inputs().await?;
-        let report = self
-            .write(move |tx, inner| {
-                let now = inner.clock.now();
-                let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
-                report.prune = prune(tx, inner)?;
-                let before = load_edges(tx)?;
-                let mut edges = before.clone();
-                // Decay counts whole days since the last decay, so a second cycle on the
-                // same day decays nothing.
-                let today = (now / DAY).floor() as i64;
-                let last: i64 = meta_get(tx, "edges_decayed_day")?.and_then(|s| s.parse().ok()).unwrap_or(today);
-                if today > last {
-                    report.decay_days = (today - last) as u64;
-                    let factor = graph::CYCLE_DECAY.powi(report.decay_days as i32);
-                    report.edges_pruned = graph::decay_and_prune(&mut edges, factor, graph::PRUNE_BELOW);
+        self.write(move |tx, inner| {
+            let now = inner.clock.now();
+            let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
+            report.prune = prune(tx, inner)?;
+            let before = load_edges(tx)?;
+            // Edges of memories that are gone go with them.
+            let live: BTreeSet<String> = {
+                let mut stmt = tx.prepare("SELECT path FROM records WHERE deleted = 0 AND payload IS NOT NULL")?;
+                let paths = stmt.query_map([], |r| r.get::<_, String>(0))?;
+                paths.collect::<rusqlite::Result<_>>()?
+            };
+            let mut edges: Vec<StoredEdge> =
+                before.iter().filter(|e| live.contains(&e.a) && live.contains(&e.b)).cloned().collect();
+            report.edges_pruned = before.len() - edges.len();
+            // Decay counts whole days since the last decay, so a second cycle on the same
+            // day decays nothing.
+            let today = (now / DAY).floor() as i64;
+            let last: i64 = meta_get(tx, "edges_decayed_day")?.and_then(|s| s.parse().ok()).unwrap_or(today);
+            if today > last {
+                report.decay_days = (today - last) as u64;
+                let factor = graph::CYCLE_DECAY.powi(report.decay_days as i32);
+                report.edges_pruned += graph::decay_and_prune(&mut edges, factor, graph::PRUNE_BELOW);
+            }
+            meta_set(tx, "edges_decayed_day", &today.max(last).to_string())?;
+            for (a, b, sim) in &similar {
+                // A link dates from its discovery; found again, it keeps that date and is
+                // restored to its similarity (only links no longer found fade out).
+                let known = before.iter().find(|e| e.kind == EdgeKind::Semantic && e.a == *a && e.b == *b);
+                let created_at = known.map_or(now, |e| e.created_at);
+                if known.map(|e| e.weight) != Some(*sim) {
+                    report.linked += 1;
                 }
-                meta_set(tx, "edges_decayed_day", &today.max(last).to_string())?;
-                for (a, b, sim, created_at) in &similar {
-                    let edge = StoredEdge {
-                        a: a.clone(),
-                        b: b.clone(),
-                        kind: EdgeKind::Semantic,
-                        weight: *sim,
-                        created_at: *created_at,
-                    };
-                    let old = edges.iter().find(|e| e.kind == EdgeKind::Semantic && e.a == *a && e.b == *b).cloned();
-                    graph::upsert(&mut edges, edge.clone());
-                    if old.as_ref() != Some(&edge) {
-                        report.linked += 1;
-                    }
+                let edge =
+                    StoredEdge { a: a.clone(), b: b.clone(), kind: EdgeKind::Semantic, weight: *sim, created_at };
+                if let Some(e) = edges.iter_mut().find(|e| e.kind == EdgeKind::Semantic && e.a == *a && e.b == *b) {
+                    *e = edge;
+                } else {
+                    edges.push(edge);
                 }
-                for ((a, b), n) in &coactive {
+            }
+            for ((a, b), n) in &coactive {
+                if live.contains(a) && live.contains(b) {
                     graph::strengthen(&mut edges, a, b, COACTIVATION_STEP * *n as f64, now);
                     report.strengthened += 1;
                 }
-                edges.sort_by(|x, y| (&x.a, &x.b, x.kind.as_str()).cmp(&(&y.a, &y.b, y.kind.as_str())));
-                if edges != before {
-                    save_edges(tx, &edges)?;
-                }
-                report.edges = edges.len();
-                meta_set(tx, "last_consolidation", &now.to_string())?;
-                Ok(report)
-            })
-            .await?;
-        self.inner.writes_since_consolidation.store(0, Ordering::SeqCst);
-        // Learned edges changed without any event changing: the cached graph is stale.
-        self.inner.generation.fetch_add(1, Ordering::SeqCst);
-        Ok(report)
+            }
+            edges.sort_by(|x, y| (&x.a, &x.b, x.kind.as_str()).cmp(&(&y.a, &y.b, y.kind.as_str())));
+            if edges != before {
+                save_edges(tx, &edges)?;
+            }
+            report.edges = edges.len();
+            meta_set(tx, "last_consolidation", &now.to_string())?;
+            Ok(report)
+        })
+        .await
     }
 
-    /// Similar persona pairs `(a, b, similarity, edge time)` with `a < b`: cosine of their
-    /// embeddings, or word overlap without a model.
-    async fn similar_inputs(&self) -> Result<Vec<(String, String, f64, f64)>> {
+    /// Similar persona pairs `(a, b, similarity)` with `a < b`: cosine of their embeddings,
+    /// or word overlap without a model.
+    async fn similar_inputs(&self) -> Result<Vec<(String, String, f64)>> {
         #[cfg(feature = "vectors")]
         let vectors_on = self.inner.vectors.is_some();
         #[cfg(not(feature = "vectors"))]
@@ -218,8 +252,7 @@ impl MemoryStore {
                     if sim >= link {
                         let (a, b) = (path_of(ma), path_of(mb));
                         let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                        let t = ma.created_at.max(mb.created_at);
-                        similar.push((a, b, (sim * 1000.0).round() / 1000.0, t));
+                        similar.push((a, b, (sim * 1000.0).round() / 1000.0));
                     }
                 }
             }
@@ -278,6 +311,8 @@ impl MemoryStore {
         handle.spawn(async move {
             if let Err(e) = store.consolidate().await {
                 tracing::warn!("automatic consolidation failed: {e}");
+                // Try again after another round of writes, not after every one.
+                store.inner.writes_since_consolidation.store(0, Ordering::SeqCst);
             }
             store.inner.consolidating.store(false, Ordering::SeqCst);
         });
@@ -327,6 +362,13 @@ impl MemoryStore {
 /// Creates a persona fact for each recurring pattern not promoted before.
 fn promote(tx: &Transaction, inner: &Inner, recurring: &[Recurrence], now: f64) -> Result<Vec<String>> {
     let mut out = Vec::new();
+    // Facts promoted before: a pattern already promoted (under whatever key its earliest
+    // entry gave then) is not promoted again.
+    let mut known: Vec<String> = super::persona::load_all(tx)?
+        .into_iter()
+        .filter(|(_, m)| m.domain == "self" && m.facet == "facts" && m.key.starts_with("recurring-"))
+        .map(|(_, m)| m.value)
+        .collect();
     for r in recurring {
         let key = format!("recurring-{}", slug(&r.content));
         let exists: bool = tx.query_row(
@@ -334,9 +376,10 @@ fn promote(tx: &Transaction, inner: &Inner, recurring: &[Recurrence], now: f64) 
             [&key],
             |row| row.get(0),
         )?;
-        if exists {
+        if exists || known.iter().any(|v| lexical_similarity(v, &r.content) >= inner.life.recur_similarity) {
             continue;
         }
+        known.push(r.content.clone());
         let value: String = r.content.chars().take(2_000).collect();
         let mut m = PersonaMemory::new("self", "facts", &key, &value, now);
         m.themes = search::content_terms(&r.content).into_iter().take(3).collect();

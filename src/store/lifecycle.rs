@@ -27,12 +27,19 @@ pub struct PruneReport {
     pub transitions: Vec<(String, MemoryState, MemoryState)>,
     /// Memories dissolved long enough to be deleted (a deletion is queued for relays).
     pub deleted: Vec<String>,
+    /// Memories whose dissolution mark was set or cleared without a state change.
+    pub marked: Vec<String>,
 }
 
 impl PruneReport {
     /// State changes plus deletions: the client's `persona_prune` return value.
     pub fn count(&self) -> usize {
         self.transitions.len() + self.deleted.len()
+    }
+
+    /// Whether pruning wrote anything.
+    pub fn changed(&self) -> bool {
+        self.count() > 0 || !self.marked.is_empty()
     }
 }
 
@@ -83,6 +90,20 @@ pub(crate) fn live_state(inner: &Inner, m: &PersonaMemory, now: f64) -> (f64, Me
     (relevance, inner.decay.state(relevance))
 }
 
+/// Most history a memory keeps, in bytes of values (the oldest go first): the whole
+/// memory must stay within what NIP-44 can encrypt.
+const HISTORY_BYTES: usize = 8_192;
+
+/// Moves `m`'s current value into its history (it was replaced at `now`).
+pub(crate) fn push_history(m: &mut PersonaMemory, now: f64) {
+    let from = m.sync.written.max(m.created_at).min(now);
+    m.sync.life.history.push(FactValue { value: m.value.clone(), from, until: now });
+    let mut total: usize = m.sync.life.history.iter().map(|h| h.value.len()).sum();
+    while total > HISTORY_BYTES && !m.sync.life.history.is_empty() {
+        total -= m.sync.life.history.remove(0).value.len();
+    }
+}
+
 fn fact_key(subject: &str, attribute: &str) -> Result<String> {
     for (field, s) in [("subject", subject), ("attribute", attribute)] {
         validate_key(s).map_err(|e| ValidationError { field, rule: e.rule })?;
@@ -97,32 +118,48 @@ fn fact_key(subject: &str, attribute: &str) -> Result<String> {
 }
 
 /// Prunes every persona memory in one transaction (see [`MemoryStore::persona_prune`]).
+/// A memory that cannot be written (say, one at the size limit) is skipped and logged, so
+/// it never blocks the others.
 pub(crate) fn prune(tx: &Transaction, inner: &Inner) -> Result<PruneReport> {
     let now = inner.clock.now();
     let mut report = PruneReport::default();
     for (_, m) in load_all(tx)? {
-        let (_, state) = live_state(inner, &m, now);
-        let mut next = m.clone();
-        next.state = state;
-        if state == MemoryState::Dissolved {
-            let since = *next.sync.life.dissolved_at.get_or_insert(now);
-            if now - since >= inner.life.dissolve_after_days * DAY {
-                let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
-                super::v1::forget_path(tx, inner, &path)?;
-                report.deleted.push(m.address());
-                continue;
+        tx.execute_batch("SAVEPOINT prune_one")?;
+        match prune_one(tx, inner, &m, now, &mut report) {
+            Ok(()) => tx.execute_batch("RELEASE prune_one")?,
+            Err(e) => {
+                tx.execute_batch("ROLLBACK TO prune_one; RELEASE prune_one")?;
+                tracing::warn!("prune: {} left as it was: {e}", m.address());
             }
-        } else {
-            next.sync.life.dissolved_at = None;
-        }
-        if next != m {
-            if next.state != m.state {
-                report.transitions.push((m.address(), m.state, next.state));
-            }
-            save_with(tx, inner, Some(&m), next, false)?;
         }
     }
     Ok(report)
+}
+
+fn prune_one(tx: &Transaction, inner: &Inner, m: &PersonaMemory, now: f64, report: &mut PruneReport) -> Result<()> {
+    let (_, state) = live_state(inner, m, now);
+    let mut next = m.clone();
+    next.state = state;
+    if state == MemoryState::Dissolved {
+        let since = *next.sync.life.dissolved_at.get_or_insert(now);
+        if now - since >= inner.life.dissolve_after_days * DAY {
+            let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
+            super::v1::forget_path(tx, inner, &path)?;
+            report.deleted.push(m.address());
+            return Ok(());
+        }
+    } else {
+        next.sync.life.dissolved_at = None;
+    }
+    if next != *m {
+        if next.state != m.state {
+            report.transitions.push((m.address(), m.state, next.state));
+        } else {
+            report.marked.push(m.address());
+        }
+        save_with(tx, inner, Some(m), next, false)?;
+    }
+    Ok(())
 }
 
 /// The graph's nodes: every live record.
@@ -229,10 +266,12 @@ impl MemoryStore {
             };
             let mut m = before.clone().unwrap_or_else(|| PersonaMemory::new(&domain, "facts", &key, "", now));
             if before.is_some() && m.value != value {
-                let from = m.sync.written.max(m.created_at);
-                m.sync.life.history.push(FactValue { value: m.value.clone(), from, until: now });
+                push_history(&mut m, now);
             }
             m.value = value;
+            if before.is_some() {
+                inner.decay.on_access(&mut m, now);
+            }
             m.last_reinforced = now;
             m.last_accessed = m.last_accessed.max(now);
             m.relevance = 1.0;

@@ -84,7 +84,7 @@ pub struct StoreOptions {
     clock: Arc<dyn Clock>,
     #[cfg(feature = "vectors")]
     embedder: Option<Arc<dyn crate::index::Embedder>>,
-    decay: Arc<dyn crate::lifecycle::DecayPolicy>,
+    decay: Option<Arc<dyn crate::lifecycle::DecayPolicy>>,
     lifecycle: LifecycleOptions,
 }
 
@@ -95,7 +95,7 @@ impl Default for StoreOptions {
             clock: Arc::new(SystemClock),
             #[cfg(feature = "vectors")]
             embedder: None,
-            decay: Arc::new(crate::lifecycle::Halflife::default()),
+            decay: None,
             lifecycle: LifecycleOptions::default(),
         }
     }
@@ -173,10 +173,11 @@ impl StoreOptions {
         self
     }
 
-    /// How persona memories decay (default: [`crate::lifecycle::Halflife`], the published
-    /// client's model).
+    /// How persona memories decay from now on. The store remembers a built-in policy's
+    /// name (`halflife`, `fsrs6`) and uses it when this is unset; a new store starts with
+    /// [`crate::lifecycle::Halflife`], the published client's model.
     pub fn decay(mut self, policy: Arc<dyn crate::lifecycle::DecayPolicy>) -> Self {
-        self.decay = policy;
+        self.decay = Some(policy);
         self
     }
 
@@ -213,6 +214,8 @@ pub(crate) struct Inner {
     /// Writes since the last consolidation, and whether one is running.
     pub(crate) writes_since_consolidation: AtomicU64,
     pub(crate) consolidating: std::sync::atomic::AtomicBool,
+    /// Held by a running consolidation cycle.
+    pub(crate) consolidation: tokio::sync::Mutex<()>,
     /// Pairs of memories retrieved together since the last cycle (kept in memory: a
     /// search must not cost a write).
     pub(crate) coactive: Mutex<std::collections::BTreeMap<(String, String), u32>>,
@@ -221,7 +224,7 @@ pub(crate) struct Inner {
     pub(crate) opened: std::time::Instant,
     /// Document frequencies of query terms, and the store size they were counted at.
     #[allow(clippy::type_complexity)]
-    pub(crate) df_cache: Mutex<(u64, std::collections::HashMap<String, u64>)>,
+    pub(crate) df_cache: Mutex<(u64, u64, std::collections::HashMap<String, u64>)>,
 }
 
 impl Inner {
@@ -310,6 +313,26 @@ impl MemoryStore {
                 d
             }
         };
+        let saved_policy = meta("decay_policy").map_err(Error::db(&path))?;
+        let decay: Arc<dyn crate::lifecycle::DecayPolicy> = match options.decay {
+            Some(p) => {
+                tx.execute(
+                    "INSERT INTO meta (name, value) VALUES ('decay_policy', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1",
+                    [p.name()],
+                )
+                .map_err(Error::db(&path))?;
+                p
+            }
+            None => match saved_policy.as_deref().and_then(crate::lifecycle::policy_by_name) {
+                Some(p) => Arc::from(p),
+                None => {
+                    if let Some(name) = saved_policy {
+                        tracing::warn!("decay policy {name:?} saved in the store is not built in: using halflife");
+                    }
+                    Arc::new(crate::lifecycle::Halflife::default())
+                }
+            },
+        };
         let saved = meta("d_tag_mode").map_err(Error::db(&path))?.and_then(|m| m.parse().ok());
         let mode = options.d_tag_mode.or(saved).unwrap_or_default();
         tx.execute(
@@ -336,16 +359,17 @@ impl MemoryStore {
                 warned_no_vectors: std::sync::atomic::AtomicBool::new(false),
                 events_changed: std::sync::atomic::AtomicBool::new(false),
                 changes: tokio::sync::watch::channel(0).0,
-                decay: options.decay,
+                decay,
                 life: options.lifecycle,
                 graph: Mutex::new(None),
                 generation: AtomicU64::new(0),
                 writes_since_consolidation: AtomicU64::new(0),
                 consolidating: std::sync::atomic::AtomicBool::new(false),
+                consolidation: tokio::sync::Mutex::new(()),
                 coactive: Mutex::new(Default::default()),
                 last_write: AtomicU64::new(0),
                 opened: std::time::Instant::now(),
-                df_cache: Mutex::new((0, Default::default())),
+                df_cache: Mutex::new((0, 0, Default::default())),
             }),
         }
         .start_idle_consolidation())

@@ -78,7 +78,7 @@ impl PersonaInput {
         self
     }
 
-    fn validate(&self) -> Result<(), ValidationError> {
+    pub(crate) fn validate(&self) -> Result<(), ValidationError> {
         validate_taxonomy("domain", &self.domain)?;
         validate_taxonomy("facet", &self.facet)?;
         validate_key(&self.key)?;
@@ -198,7 +198,13 @@ pub(crate) fn save_with(
     mut m: PersonaMemory,
     user_edit: bool,
 ) -> Result<String> {
-    merge::stamp(before, &mut m, &inner.device, inner.clock.now(), user_edit);
+    let now = inner.clock.now();
+    // A memory alive again (rewritten, connected, reinforced) loses its dissolution mark,
+    // so a later dissolution starts the grace period afresh.
+    if m.sync.life.dissolved_at.is_some() && super::lifecycle::live_state(inner, &m, now).1 != MemoryState::Dissolved {
+        m.sync.life.dissolved_at = None;
+    }
+    merge::stamp(before, &mut m, &inner.device, now, user_edit);
     let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
     Ok(write_record(tx, inner, &path, Payload::Persona(m))?.id.to_hex())
 }
@@ -259,6 +265,10 @@ impl MemoryStore {
                 m.sync.life.salience = input.salience;
             }
             m.last_reinforced = m.last_reinforced.max(at);
+            if existing.is_some() {
+                // Writing again is a review for policies that keep one (FSRS).
+                inner.decay.on_access(&mut m, at);
+            }
             m.last_accessed = m.last_accessed.max(at);
             m.state = super::lifecycle::live_state(inner, &m, at).1;
             save(tx, inner, existing.as_ref(), m)

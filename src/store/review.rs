@@ -58,7 +58,12 @@ impl MemoryStore {
     /// Writing to an existing key is an explicit update and skips the gate
     /// ([`MemoryStore::persona_remember`]). Thresholds: `LifecycleOptions::gate`.
     pub async fn persona_ingest(&self, input: PersonaInput) -> Result<Ingested> {
+        input.validate()?;
         let address = format!("{}/{}/{}", input.domain, input.facet, input.key);
+        // Memories written since the last search get their vectors first, so every
+        // candidate is compared on the same scale.
+        #[cfg(feature = "vectors")]
+        self.index_pending().await?;
         let exists =
             !self.persona_peek(super::PersonaQuery::exact(&input.domain, &input.facet, &input.key)).await?.is_empty();
         let new_vec = self.embed_text(&input.value).await?;
@@ -90,7 +95,10 @@ impl MemoryStore {
                     }
                     let similarity = match (&new_vec, vecs.get(&m.key)) {
                         (Some(a), Some(b)) => cosine(a, b),
-                        _ => {
+                        // A memory without a vector (its text could not be embedded) is
+                        // left out rather than compared on another scale.
+                        (Some(_), None) => continue,
+                        (None, _) => {
                             lexical = true;
                             lexical_similarity(&value, &m.value)
                         }
@@ -110,6 +118,11 @@ impl MemoryStore {
             .await?
         };
         let (address, event_id) = match &decision {
+            // An explicit write to an existing key: the client's update, every field.
+            GateDecision::Update { .. } if exists => {
+                let id = self.persona_remember(input.clone()).await?;
+                (address, id)
+            }
             GateDecision::Reinforce { path, .. } => {
                 let (target, themes) = (path.clone(), input.themes.clone());
                 let id = self
@@ -128,21 +141,39 @@ impl MemoryStore {
                         }
                         m.sync.life.dissolved_at = None;
                         m.state = live_state(inner, &m, now).1;
-                        save_with(tx, inner, Some(&before), m, true)
+                        // Not a user edit: it must not win the value over a real edit made
+                        // elsewhere at about the same time (themes merge as a union anyway).
+                        save_with(tx, inner, Some(&before), m, false)
                     })
                     .await?;
                 (path.clone(), id)
             }
             GateDecision::Update { path, .. } => {
-                let old = self
-                    .read({
-                        let path = path.clone();
-                        move |conn, _| super::persona::resolve(conn, &path)
+                // The new value replaces the old one, which stays in the memory's history.
+                let (target, input) = (path.clone(), input.clone());
+                let id = self
+                    .write(move |tx, inner| {
+                        let now = inner.clock.now();
+                        let before = super::persona::resolve(tx, &target)?;
+                        let mut m = before.clone();
+                        if m.value != input.value {
+                            super::lifecycle::push_history(&mut m, now);
+                            m.value = input.value;
+                        }
+                        for t in input.themes {
+                            if !m.themes.contains(&t) {
+                                m.themes.push(t);
+                            }
+                        }
+                        merge::count_access(&mut m, &inner.device);
+                        inner.decay.on_access(&mut m, now);
+                        m.last_accessed = m.last_accessed.max(now);
+                        m.last_reinforced = m.last_reinforced.max(now);
+                        m.sync.life.dissolved_at = None;
+                        m.state = live_state(inner, &m, now).1;
+                        save_with(tx, inner, Some(&before), m, true)
                     })
                     .await?;
-                let mut update = input.clone();
-                update.key = old.key.clone();
-                let id = self.persona_remember(update).await?;
                 (path.clone(), id)
             }
             GateDecision::Supersede { key, .. } => {

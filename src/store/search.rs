@@ -144,25 +144,32 @@ fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<Stri
     if terms.len() <= MIN_TERMS {
         return Ok(terms);
     }
-    let docs: u64 =
+    // The highest rowid tells cheaply whether the store grew; the exact count of indexed
+    // records is taken when the cache is (re)built.
+    let top: u64 =
         conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64;
+    if top <= COMMON_DOCS {
+        return Ok(terms);
+    }
+    let mut cache = inner.df_cache.lock().map_err(|_| crate::Error::Task("df cache poisoned".into()))?;
+    if top > cache.0 + cache.0 / 10 || top < cache.0 {
+        let docs: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0))?;
+        *cache = (top, docs as u64, std::collections::HashMap::new());
+    }
+    let docs = cache.1;
     let limit = COMMON_DOCS.max(docs / 50);
     if docs <= limit {
         return Ok(terms);
     }
-    let mut cache = inner.df_cache.lock().map_err(|_| crate::Error::Task("df cache poisoned".into()))?;
-    if docs > cache.0 + cache.0 / 10 || docs < cache.0 {
-        *cache = (docs, std::collections::HashMap::new());
-    }
     let mut stmt = conn.prepare_cached("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?1")?;
     let mut dfs = Vec::with_capacity(terms.len());
     for t in &terms {
-        let df = match cache.1.get(t) {
+        let df = match cache.2.get(t) {
             Some(df) => *df,
             None => {
                 let expr = search::fts_any(std::slice::from_ref(t)).unwrap_or_default();
                 let df = stmt.query_row([expr], |r| r.get::<_, i64>(0))? as u64;
-                cache.1.insert(t.clone(), df);
+                cache.2.insert(t.clone(), df);
                 df
             }
         };

@@ -38,9 +38,10 @@ pub struct Args {
     #[arg(long, global = true, env = "MEMSTR_D_TAGS", value_name = "compatible|blinded")]
     d_tags: Option<DTagMode>,
 
-    /// How persona memories decay: halflife (the published client's model) or fsrs6.
-    #[arg(long, global = true, env = "MEMSTR_DECAY", value_name = "halflife|fsrs6", default_value = "halflife")]
-    decay: String,
+    /// How persona memories decay from now on: halflife (the published client's model) or
+    /// fsrs6 (remembered by the store) [default: the store's choice, else halflife].
+    #[arg(long, global = true, env = "MEMSTR_DECAY", value_name = "halflife|fsrs6")]
+    decay: Option<String>,
 
     #[command(subcommand)]
     command: Command,
@@ -375,10 +376,12 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
     if let Some(mode) = args.d_tags {
         options = options.d_tag_mode(mode);
     }
-    let Some(policy) = memstr::lifecycle::policy_by_name(&args.decay) else {
-        bail!("unknown decay policy {:?}: halflife or fsrs6", args.decay);
-    };
-    options = options.decay(Arc::from(policy));
+    if let Some(name) = &args.decay {
+        let Some(policy) = memstr::lifecycle::policy_by_name(name) else {
+            bail!("unknown decay policy {name:?}: halflife or fsrs6");
+        };
+        options = options.decay(Arc::from(policy));
+    }
     let path = args.dir()?.join("memstr.db");
     Ok(MemoryStore::open(&path, identity, options).await?)
 }

@@ -94,14 +94,15 @@ impl Out {
 
     pub fn prune(&self, r: &PruneReport) {
         if self.json {
-            print_json(&json!({"count": r.count(), "transitions": r.transitions, "deleted": r.deleted}));
+            print_json(&json!({"count": r.count(), "transitions": r.transitions, "deleted": r.deleted,
+                "marked": r.marked}));
             return;
         }
         for (address, from, to) in &r.transitions {
             println!("{address}: {from} -> {to}");
         }
         for address in &r.deleted {
-            println!("{address}: deleted (dissolved 30 days)");
+            println!("{address}: deleted (dissolved past the grace period)");
         }
         println!("{} changed", r.count());
     }
