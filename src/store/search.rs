@@ -74,7 +74,7 @@ impl MemoryStore {
             let text = text.to_string();
             return tokio::task::spawn_blocking(move || {
                 let q = state.embedder.embed(&[&text])?.pop().unwrap_or_default();
-                let index = state.index.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?;
+                let index = state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?;
                 // Old versions' points come back too and are skipped: ask for a few more.
                 let hits = index.search(&q, pool + pool / 4);
                 Ok(Some((q, hits)))

@@ -2,7 +2,7 @@
 //! batches, outside the database lock.
 
 use std::path::PathBuf;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rusqlite::params;
 
@@ -19,7 +19,10 @@ const EMBED_BATCH: usize = 32;
 /// A store's embedder and index.
 pub(crate) struct VectorState {
     pub embedder: Arc<dyn Embedder>,
-    pub index: RwLock<VectorIndex>,
+    /// The index, once loaded (see [`VectorState::index`]).
+    index: OnceLock<RwLock<VectorIndex>>,
+    /// The thread loading (or rebuilding) the index, until someone needs it.
+    loader: Mutex<Option<std::thread::JoinHandle<Result<(VectorIndex, usize)>>>>,
     pub dir: PathBuf,
     /// Points inserted since the index was last saved.
     pub unsaved: std::sync::atomic::AtomicUsize,
@@ -29,9 +32,10 @@ pub(crate) struct VectorState {
 }
 
 impl VectorState {
-    /// Loads the saved index, or rebuilds it from SQLite; then adds the vectors written
-    /// since it was saved. Vectors of another model are discarded and their records
-    /// queued for embedding.
+    /// Starts loading the saved index (or rebuilding it from SQLite, then adding the
+    /// vectors written since it was saved) on a thread of its own, so opening a store does
+    /// not wait for it: the first use of the index does. Vectors of another model are
+    /// discarded here, and their records queued for embedding.
     pub(crate) fn open(conn: &rusqlite::Connection, db: &std::path::Path, embedder: Arc<dyn Embedder>) -> Result<Self> {
         let model = embedder.model_id().to_string();
         let dims = embedder.dims();
@@ -48,46 +52,95 @@ impl VectorState {
             conn.execute("DELETE FROM vectors WHERE model != ?1", [&model])?;
         }
         let dir = VectorIndex::dir_for(db);
-        let (mut index, since) = match VectorIndex::load(&dir, &model, dims) {
-            Some(idx) => {
-                let since = idx.max_vid();
-                (idx, since)
-            }
-            None => {
-                let count: i64 = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get(0))?;
-                (VectorIndex::new(&model, dims, count as usize), 0)
-            }
-        };
-        let mut stmt = conn.prepare("SELECT vid, vec FROM vectors WHERE vid > ?1 ORDER BY vid")?;
-        let rows = stmt.query_map([since], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
-        let mut items = Vec::new();
-        for row in rows {
-            let (vid, blob) = row?;
-            items.push((vid, from_blob(&blob)));
-        }
-        let added = items.len();
-        index.insert_many(&items);
-        drop(items);
-        super::release_free_memory();
-        let state = VectorState {
+        let (db, thread_dir) = (db.to_path_buf(), dir.clone());
+        let loader = std::thread::Builder::new()
+            .name("memstr-vectors".into())
+            .spawn(move || load_or_build(&db, &thread_dir, &model, dims))
+            .map_err(|e| Error::Task(format!("starting the vector index loader: {e}")))?;
+        Ok(VectorState {
             embedder,
-            index: RwLock::new(index),
+            index: OnceLock::new(),
+            loader: Mutex::new(Some(loader)),
             dir,
-            unsaved: std::sync::atomic::AtomicUsize::new(added),
+            unsaved: std::sync::atomic::AtomicUsize::new(0),
             pending: tokio::sync::Mutex::new(()),
-        };
-        if added > 0 {
-            state.save()?;
+        })
+    }
+
+    /// The index, waiting for the loader if it has not finished. Blocking: call it from
+    /// blocking code.
+    pub(crate) fn index(&self) -> Result<&RwLock<VectorIndex>> {
+        if let Some(index) = self.index.get() {
+            return Ok(index);
         }
-        Ok(state)
+        let mut loader = self.loader.lock().map_err(|_| Error::Task("vector index loader poisoned".into()))?;
+        if let Some(index) = self.index.get() {
+            return Ok(index);
+        }
+        let handle = loader.take().ok_or_else(|| Error::Task("the vector index failed to load".into()))?;
+        let (index, unsaved) = handle.join().map_err(|_| Error::Task("the vector index loader panicked".into()))??;
+        self.unsaved.fetch_add(unsaved, std::sync::atomic::Ordering::SeqCst);
+        let _ = self.index.set(RwLock::new(index));
+        Ok(self.index.get().expect("set just above"))
     }
 
     pub(crate) fn save(&self) -> Result<()> {
-        let index = self.index.read().map_err(|_| Error::Task("vector index poisoned".into()))?;
+        let index = self.index()?.read().map_err(|_| Error::Task("vector index poisoned".into()))?;
         index.save(&self.dir)?;
         self.unsaved.store(0, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
+}
+
+/// Loads the saved index, or rebuilds it from SQLite; then adds the vectors written since
+/// it was saved, and saves it when it added any. Runs on the loader thread, with a
+/// read-only connection of its own. Returns the index and the points it could not save.
+fn load_or_build(
+    db: &std::path::Path,
+    dir: &std::path::Path,
+    model: &str,
+    dims: usize,
+) -> Result<(VectorIndex, usize)> {
+    let conn = rusqlite::Connection::open_with_flags(
+        db,
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(Error::db(db))?;
+    conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(Error::db(db))?;
+    let (mut index, since) = match VectorIndex::load(dir, model, dims) {
+        Some(idx) => {
+            let since = idx.max_vid();
+            (idx, since)
+        }
+        None => {
+            let count: i64 = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get(0))?;
+            (VectorIndex::new(model, dims, count as usize), 0)
+        }
+    };
+    let mut stmt = conn.prepare("SELECT vid, vec FROM vectors WHERE vid > ?1 AND model = ?2 ORDER BY vid")?;
+    let rows =
+        stmt.query_map(rusqlite::params![since, model], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+    let mut items = Vec::new();
+    for row in rows {
+        let (vid, blob) = row?;
+        items.push((vid, from_blob(&blob)));
+    }
+    let added = items.len();
+    index.insert_many(&items);
+    drop(items);
+    let unsaved = if added > 0 {
+        match index.save(dir) {
+            Ok(()) => 0,
+            Err(e) => {
+                tracing::warn!("vector index not saved: {e}");
+                added
+            }
+        }
+    } else {
+        0
+    };
+    super::release_free_memory();
+    Ok((index, unsaved))
 }
 
 /// A record waiting for its vector.
@@ -127,6 +180,10 @@ impl MemoryStore {
     pub async fn index_pending(&self) -> Result<usize> {
         let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
         let _one_at_a_time = state.pending.lock().await;
+        let loading = state.clone();
+        tokio::task::spawn_blocking(move || loading.index().map(|_| ()))
+            .await
+            .map_err(|e| Error::Task(e.to_string()))??;
         let mut total = 0;
         let model = state.embedder.model_id().to_string();
         let dims = state.embedder.dims();
@@ -229,7 +286,10 @@ impl MemoryStore {
                 })
                 .await?;
             total += stored.len();
-            let mut index = state.index.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+            let mut index = state.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+            // Points the loader already took from SQLite are not inserted twice.
+            let covered = index.max_vid();
+            let stored: Vec<(i64, Vec<f32>)> = stored.into_iter().filter(|(vid, _)| *vid > covered).collect();
             if stored.len() > 1 {
                 index.insert_many(&stored);
             } else {
