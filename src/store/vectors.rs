@@ -16,13 +16,16 @@ use crate::index::Embedder;
 /// Texts per model call when catching up.
 const EMBED_BATCH: usize = 32;
 
+/// The thread loading an index: the index and the points it could not save.
+type Loader = std::thread::JoinHandle<Result<(VectorIndex, usize)>>;
+
 /// A store's embedder and index.
 pub(crate) struct VectorState {
     pub embedder: Arc<dyn Embedder>,
     /// The index, once loaded (see [`VectorState::index`]).
     index: OnceLock<RwLock<VectorIndex>>,
     /// The thread loading (or rebuilding) the index, until someone needs it.
-    loader: Mutex<Option<std::thread::JoinHandle<Result<(VectorIndex, usize)>>>>,
+    loader: Mutex<Option<Loader>>,
     pub dir: PathBuf,
     /// Points inserted since the index was last saved.
     pub unsaved: std::sync::atomic::AtomicUsize,
