@@ -1150,3 +1150,39 @@ async fn the_store_remembers_its_decay_policy() {
     assert_eq!(relevance, fsrs);
     assert_eq!(state, MemoryState::Fading);
 }
+
+#[tokio::test]
+async fn consolidation_runs_by_itself_when_the_store_is_idle() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut life = quiet();
+    life.consolidate_idle = Some(std::time::Duration::from_millis(200));
+    let (store, clock) = open_with(dir.path(), T0, life, None).await;
+    for (i, text) in [
+        "Watered the tomato plants on the balcony",
+        "Watered the tomato plants on the balcony again",
+        "watered the tomato plants on the balcony today",
+    ]
+    .iter()
+    .enumerate()
+    {
+        clock.set(T0 + i as f64 * 60.0);
+        store.journal(text).await.unwrap();
+    }
+    // Writes keep coming for a while: no cycle while they do.
+    for i in 0..5 {
+        store.remember(&format!("k{i}"), "v").await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert!(promoted(&store).await.is_empty());
+    // Then the store is quiet: a cycle runs by itself.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let p = promoted(&store).await;
+        if !p.is_empty() {
+            assert_eq!(p.len(), 1, "{p:?}");
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no consolidation after the store went idle");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
