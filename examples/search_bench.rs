@@ -37,6 +37,8 @@
 //! the query to the model as well. Queries come from the same sentence generator with
 //! another seed, are distinct, and are never identical to a stored text.
 
+#[path = "support/mod.rs"]
+mod support;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -44,6 +46,7 @@ use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Instant;
+use support::{utc_now, Rng};
 
 use memstr::index::vectors::{from_blob, VectorIndex};
 use memstr::index::{Embedder, OnnxEmbedder};
@@ -63,30 +66,6 @@ const START_TS: f64 = 1_672_531_200.0;
 
 // ---------------------------------------------------------------------------------------
 // Sentences
-
-/// splitmix64: small, deterministic, good enough for picking words.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    /// One of the `|`-separated items of `list`.
-    fn pick(&mut self, list: &'static str) -> &'static str {
-        let n = list.matches('|').count() + 1;
-        list.split('|').nth(self.below(n)).unwrap_or(list)
-    }
-    fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
-    }
-}
 
 const NAMES: &str = "Alice|Bob|Carmen|Dmitri|Elena|Farid|Grace|Hiroshi|Ines|Jamal|Kofi|Lena|Mateo|Nadia|Oscar|Priya|\
     Quentin|Rosa|Sven|Tariq|Uma|Victor|Wen|Ximena|Yusuf|Zoe|Amara|Bjorn|Chiara|Diego|Esther|Felix|Gita|\
@@ -152,15 +131,15 @@ const TAILS: &str = ", which took longer than expected|, and it cost more than p
 
 fn date(r: &mut Rng) -> String {
     match r.below(3) {
-        0 => format!("{} {}", r.pick(MONTHS), 1 + r.below(28)),
-        1 => format!("next {}", r.pick(WEEKDAYS)),
-        _ => format!("{} {}", r.pick(MONTHS), 2019 + r.below(7)),
+        0 => format!("{} {}", r.pick_bar(MONTHS), 1 + r.below(28)),
+        1 => format!("next {}", r.pick_bar(WEEKDAYS)),
+        _ => format!("{} {}", r.pick_bar(MONTHS), 2019 + r.below(7)),
     }
 }
 
 fn other(r: &mut Rng, list: &'static str, not: &str) -> &'static str {
     loop {
-        let x = r.pick(list);
+        let x = r.pick_bar(list);
         if x != not {
             return x;
         }
@@ -170,109 +149,120 @@ fn other(r: &mut Rng, list: &'static str, not: &str) -> &'static str {
 /// One sentence of 8 to 25 words.
 fn sentence(r: &mut Rng) -> String {
     loop {
-        let n = r.pick(NAMES);
+        let n = r.pick_bar(NAMES);
         let mut s = match r.below(16) {
-            0 => format!("{n} {} the {} at {} {}", r.pick(VERBS), r.pick(OBJECTS), r.pick(PLACES), r.pick(WHEN)),
+            0 => format!(
+                "{n} {} the {} at {} {}",
+                r.pick_bar(VERBS),
+                r.pick_bar(OBJECTS),
+                r.pick_bar(PLACES),
+                r.pick_bar(WHEN)
+            ),
             1 => {
-                let f = r.pick(FOODS);
+                let f = r.pick_bar(FOODS);
                 let g = other(r, FOODS, f);
-                format!("{n} said they prefer {f} over {g} and are allergic to {}", r.pick(ALLERGENS))
+                format!("{n} said they prefer {f} over {g} and are allergic to {}", r.pick_bar(ALLERGENS))
             }
             2 => {
                 let m = other(r, NAMES, n);
                 format!(
                     "Meeting with {n} and {m} about {} for the {} moved to {} at {}",
-                    r.pick(TOPICS),
-                    r.pick(PROJECTS),
-                    r.pick(WEEKDAYS),
-                    r.pick(TIMES)
+                    r.pick_bar(TOPICS),
+                    r.pick_bar(PROJECTS),
+                    r.pick_bar(WEEKDAYS),
+                    r.pick_bar(TIMES)
                 )
             }
             3 => {
-                let c = r.pick(CITIES);
+                let c = r.pick_bar(CITIES);
                 let d = other(r, CITIES, c);
-                format!("{n} is flying from {c} to {d} on {} for {}", date(r), r.pick(EVENTS))
+                format!("{n} is flying from {c} to {d} on {} for {}", date(r), r.pick_bar(EVENTS))
             }
             4 => format!(
                 "The {} deploy failed {} because the {} ran out of {}; {n} rolled it back",
-                r.pick(PROJECTS),
-                r.pick(WHEN),
-                r.pick(COMPONENTS),
-                r.pick(RESOURCES)
+                r.pick_bar(PROJECTS),
+                r.pick_bar(WHEN),
+                r.pick_bar(COMPONENTS),
+                r.pick_bar(RESOURCES)
             ),
-            5 => format!("I felt {} after talking to {n} about {} {}", r.pick(FEELINGS), r.pick(TOPICS), r.pick(WHEN)),
+            5 => format!(
+                "I felt {} after talking to {n} about {} {}",
+                r.pick_bar(FEELINGS),
+                r.pick_bar(TOPICS),
+                r.pick_bar(WHEN)
+            ),
             6 => format!(
                 "{n} recommended {} while we were having {} in {}",
-                r.pick(BOOKS),
-                r.pick(FOODS),
-                r.pick(CITIES)
+                r.pick_bar(BOOKS),
+                r.pick_bar(FOODS),
+                r.pick_bar(CITIES)
             ),
             7 => format!(
                 "Remember that {n}'s {} has a birthday on {} and loves {}",
-                r.pick(RELATIONS),
+                r.pick_bar(RELATIONS),
                 date(r),
-                r.pick(HOBBIES)
+                r.pick_bar(HOBBIES)
             ),
             8 => format!(
                 "{n} started {} {} and practices at {} every {}",
-                r.pick(HOBBIES),
-                r.pick(WHEN),
-                r.pick(PLACES),
-                r.pick(WEEKDAYS)
+                r.pick_bar(HOBBIES),
+                r.pick_bar(WHEN),
+                r.pick_bar(PLACES),
+                r.pick_bar(WEEKDAYS)
             ),
             9 => format!(
                 "Paid {} dollars for the {} at {}; the receipt is in the {}",
                 5 + r.below(995),
-                r.pick(OBJECTS),
-                r.pick(PLACES),
-                r.pick(CONTAINERS)
+                r.pick_bar(OBJECTS),
+                r.pick_bar(PLACES),
+                r.pick_bar(CONTAINERS)
             ),
             10 => format!(
                 "The {} alert fired {} times {}, so {n} opened a ticket for the {}",
-                r.pick(COMPONENTS),
+                r.pick_bar(COMPONENTS),
                 2 + r.below(40),
-                r.pick(WHEN),
-                r.pick(PROJECTS)
+                r.pick_bar(WHEN),
+                r.pick_bar(PROJECTS)
             ),
             11 => format!(
                 "{n} asked me to pick up the {} from {} before {} at {}",
-                r.pick(OBJECTS),
-                r.pick(PLACES),
-                r.pick(WEEKDAYS),
-                r.pick(TIMES)
+                r.pick_bar(OBJECTS),
+                r.pick_bar(PLACES),
+                r.pick_bar(WEEKDAYS),
+                r.pick_bar(TIMES)
             ),
             12 => format!(
                 "Note to self: call {n} about the {} and {} after the trip to {}",
-                r.pick(OBJECTS),
-                r.pick(TOPICS),
-                r.pick(CITIES)
+                r.pick_bar(OBJECTS),
+                r.pick_bar(TOPICS),
+                r.pick_bar(CITIES)
             ),
             13 => format!(
                 "{n} and I watched a documentary about {} at {} {}",
-                r.pick(SUBJECTS),
-                r.pick(PLACES),
-                r.pick(WHEN)
+                r.pick_bar(SUBJECTS),
+                r.pick_bar(PLACES),
+                r.pick_bar(WHEN)
             ),
             14 => format!(
                 "{n} moved to {} in {} and now works on the {} with my {}",
-                r.pick(CITIES),
+                r.pick_bar(CITIES),
                 date(r),
-                r.pick(PROJECTS),
-                r.pick(RELATIONS)
+                r.pick_bar(PROJECTS),
+                r.pick_bar(RELATIONS)
             ),
             _ => format!(
                 "Felt {} {} because {n} finished the {} before {}",
-                r.pick(FEELINGS),
-                r.pick(WHEN),
-                r.pick(PROJECTS),
-                r.pick(TOPICS)
+                r.pick_bar(FEELINGS),
+                r.pick_bar(WHEN),
+                r.pick_bar(PROJECTS),
+                r.pick_bar(TOPICS)
             ),
         };
         if r.chance(0.4) {
-            s.push_str(r.pick(TAILS));
+            s.push_str(r.pick_bar(TAILS));
         }
         if r.chance(0.25) {
-            let m = r.pick(NAMES);
+            let m = r.pick_bar(NAMES);
             s.push_str(&format!(" and {m} joined later"));
         }
         s.push('.');
@@ -875,22 +865,6 @@ fn machine() -> String {
         .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
         .unwrap_or_default();
     format!("{cores} cores, {model}, {mem} kB RAM")
-}
-
-fn utc_now() -> String {
-    let s = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0) as i64;
-    let (days, rem) = (s.div_euclid(86_400), s.rem_euclid(86_400));
-    // Civil from days (Howard Hinnant).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
 }
 
 fn f(r: &HashMap<String, String>, k: &str) -> Option<f64> {

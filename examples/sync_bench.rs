@@ -25,11 +25,14 @@
 //! - nostr-sdk fetch: `Client::fetch_events` of the author's kind-30078 events, until
 //!   all N are back. Signatures are verified by nostr-sdk; nothing is decrypted or stored.
 
+#[path = "support/mod.rs"]
+mod support;
 use std::error::Error;
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use support::{utc_now, Rng};
 
 use futures_util::StreamExt;
 use memstr::sync::SyncOptions;
@@ -210,25 +213,6 @@ fn relay_binary(given: Option<PathBuf>) -> BoxResult<PathBuf> {
 
 // ---------------------------------------------------------------------------------------
 // Workload: N memories with keys `note-00042` and sentence values of 60 to 200 characters.
-
-/// splitmix64: a fixed seed gives every run, and both sides, the same texts.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
-        list[self.below(list.len())]
-    }
-}
 
 const SUBJECTS: &[&str] = &[
     "Alice",
@@ -503,22 +487,6 @@ fn load_average() -> String {
     std::fs::read_to_string("/proc/loadavg")
         .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
         .unwrap_or_else(|_| "unknown".into())
-}
-
-/// UTC date and time (civil-from-days, Howard Hinnant's algorithm).
-fn utc_now() -> String {
-    let secs = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0);
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02} {:02}:{:02} UTC", rem / 3600, rem % 3600 / 60)
 }
 
 const HEADER: [&str; 6] = ["phase", "events", "seconds", "events/s", "client CPU s", "relay CPU s"];

@@ -1,0 +1,41 @@
+//! What the benchmark examples share (included with `#[path]`; not an example itself).
+
+/// splitmix64: small and deterministic, so a fixed seed gives every run the same texts.
+pub struct Rng(pub u64);
+
+#[allow(dead_code)] // each example uses its own subset
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// One item of `list`.
+    pub fn pick<'a>(&mut self, list: &[&'a str]) -> &'a str {
+        list[self.below(list.len())]
+    }
+
+    /// One of the `|`-separated items of `list`.
+    pub fn pick_bar(&mut self, list: &'static str) -> &'static str {
+        let n = list.matches('|').count() + 1;
+        list.split('|').nth(self.below(n)).unwrap_or(list)
+    }
+
+    /// True with probability `p`.
+    pub fn chance(&mut self, p: f64) -> bool {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+    }
+}
+
+/// UTC date and time now.
+pub fn utc_now() -> String {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64());
+    memstr::search::query::utc_string(now.unwrap_or(0.0))
+}
