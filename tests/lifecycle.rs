@@ -62,6 +62,27 @@ async fn all(store: &MemoryStore) -> Vec<PersonaMemory> {
     store.persona_peek(PersonaQuery::all()).await.unwrap()
 }
 
+/// Three journal entries close enough to recur (consolidation promotes them).
+const DOG_WALKS: [&str; 3] = [
+    "Walked the dog in the park before breakfast",
+    "Walked the dog in the park before breakfast again",
+    "walked the dog in the park before breakfast today",
+];
+
+/// Waits (up to 20 s) for a consolidation running by itself to promote exactly one fact.
+async fn wait_for_one_promotion(store: &MemoryStore, what: &str) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let p = promoted(store).await;
+        if !p.is_empty() {
+            assert_eq!(p.len(), 1, "{p:?}");
+            return;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 fn input(address: &str, value: &str) -> PersonaInput {
     let p: Vec<&str> = address.split('/').collect();
     PersonaInput::new(p[0], p[1], p[2], value)
@@ -383,9 +404,9 @@ async fn gate_corrections_are_caught_by_each_cue_without_a_model() {
 }
 
 /// The issue's own example, without a model. The words overlap 0.6 (3 of 5 content words
-/// each side), under `supersede_low` (0.70), so the gate creates a second, uncontradicted
-/// memory. Ignored until fixed: see the report (lexical similarity vs. the default
-/// thresholds).
+/// each side): under the cosine threshold (0.70), so word overlap has its own thresholds
+/// (`gate_lexical`, supersede from 0.5). Guards against comparing overlap with cosine
+/// thresholds, which created a second, uncontradicted memory.
 #[tokio::test]
 async fn gate_supersedes_the_issue_correction_without_a_model() {
     let dir = tempfile::tempdir().unwrap();
@@ -405,10 +426,9 @@ async fn gate_supersedes_the_issue_correction_without_a_model() {
     assert!(old.contradicts.contains(&"alice-no-coffee".to_string()));
 }
 
-/// With the model, the same example is a supersede (cosine 0.78 with the indexed text),
-/// but only once the old memory has been embedded: `persona_ingest` does not index
-/// pending records first, so a memory written since the last search is compared by word
-/// overlap (0.6) and the gate creates. Ignored until fixed: see the report.
+/// With the model, the same example is a supersede (cosine 0.78 with the indexed text).
+/// Guards against comparing a memory written since the last search (not yet embedded) by
+/// word overlap: `persona_ingest` embeds pending records first.
 #[tokio::test]
 async fn gate_with_a_model_compares_memories_written_since_the_last_search() {
     let dir = tempfile::tempdir().unwrap();
@@ -451,7 +471,7 @@ async fn gate_thresholds_come_from_the_options() {
         _ => false,
     };
 
-    // Defaults: above 0.92, a reinforce.
+    // Defaults (word overlap, no model): at or above 0.9, a reinforce.
     let (_, d, _t) = ingest(quiet(), "more", MORE).await;
     assert!(is(&d, "reinforce"), "{d:?}");
 
@@ -675,14 +695,7 @@ async fn compress_takes_active_and_pinned_only_and_filters_by_domain() {
 async fn recurring_journal_content_is_promoted_once() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_quiet(dir.path(), T0).await;
-    for (i, text) in [
-        "Walked the dog in the park before breakfast",
-        "Walked the dog in the park before breakfast again",
-        "walked the dog in the park before breakfast today",
-    ]
-    .iter()
-    .enumerate()
-    {
+    for (i, text) in DOG_WALKS.iter().enumerate() {
         store.journal_at(text, T0 + i as f64 * DAY).await.unwrap();
     }
     store.journal_at("Fixed the kitchen sink", T0 + 0.5 * DAY).await.unwrap();
@@ -733,10 +746,9 @@ async fn consolidation_strengthens_co_retrieved_memories_and_links_similar_ones(
     assert!(!r.changed(), "{r:?}");
 }
 
-/// A promoted fact whose text equals an existing persona memory's must be linked in the
-/// cycle that promotes it, or the next cycle (with nothing new) links it. Ignored until
-/// fixed: `consolidate` computes similar pairs before `promote` adds memories (see the
-/// report).
+/// A promoted fact whose text equals an existing persona memory's is linked in the cycle
+/// that promotes it. Guards against computing similar pairs before promotion, which left
+/// the link to the next cycle (one with nothing new), breaking idempotence.
 #[tokio::test]
 async fn consolidation_links_a_promoted_fact_in_the_same_cycle() {
     let dir = tempfile::tempdir().unwrap();
@@ -774,8 +786,7 @@ const JOURNAL: [&str; 5] = [
 const VALUES: [&str; 5] = [
     "Alice drinks green tea daily",
     "Alice drinks green tea daily at noon",
-    // Overlaps the dog-walk entries, below the link threshold (a promoted copy of an entry
-    // would be linked one cycle late: see the ignored test above).
+    // Overlaps the dog-walk entries, below the link threshold.
     "Dogs need long walks in the park",
     "The sync engine uses negentropy",
     "Bob brews oolong tea",
@@ -944,14 +955,7 @@ async fn consolidation_runs_by_itself_every_n_writes() {
     let mut life = quiet();
     life.consolidate_every = 5;
     let (store, clock) = open_with(dir.path(), T0, life, None).await;
-    for (i, text) in [
-        "Walked the dog in the park before breakfast",
-        "Walked the dog in the park before breakfast again",
-        "walked the dog in the park before breakfast today",
-    ]
-    .iter()
-    .enumerate()
-    {
+    for (i, text) in DOG_WALKS.iter().enumerate() {
         clock.set(T0 + i as f64 * 60.0);
         store.journal(text).await.unwrap();
     }
@@ -961,30 +965,14 @@ async fn consolidation_runs_by_itself_every_n_writes() {
     assert!(promoted(&store).await.is_empty());
     // The fifth starts one in the background.
     store.remember("shell", "fish").await.unwrap();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let p = promoted(&store).await;
-        if !p.is_empty() {
-            assert_eq!(p.len(), 1, "{p:?}");
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "no automatic consolidation after 5 writes");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    wait_for_one_promotion(&store, "no automatic consolidation after 5 writes").await;
 }
 
 #[tokio::test]
 async fn no_automatic_consolidation_when_turned_off() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = open_quiet(dir.path(), T0).await;
-    for (i, text) in [
-        "Walked the dog in the park before breakfast",
-        "Walked the dog in the park before breakfast again",
-        "walked the dog in the park before breakfast today",
-    ]
-    .iter()
-    .enumerate()
-    {
+    for (i, text) in DOG_WALKS.iter().enumerate() {
         store.journal_at(text, T0 + i as f64).await.unwrap();
     }
     for i in 0..60 {
@@ -992,6 +980,8 @@ async fn no_automatic_consolidation_when_turned_off() {
     }
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(promoted(&store).await.is_empty());
+    // The entries do recur: a cycle run by hand promotes them.
+    assert_eq!(store.consolidate().await.unwrap().promoted.len(), 1);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1175,14 +1165,5 @@ async fn consolidation_runs_by_itself_when_the_store_is_idle() {
     }
     assert!(promoted(&store).await.is_empty());
     // Then the store is quiet: a cycle runs by itself.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    loop {
-        let p = promoted(&store).await;
-        if !p.is_empty() {
-            assert_eq!(p.len(), 1, "{p:?}");
-            break;
-        }
-        assert!(std::time::Instant::now() < deadline, "no consolidation after the store went idle");
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    wait_for_one_promotion(&store, "no consolidation after the store went idle").await;
 }

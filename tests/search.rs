@@ -64,7 +64,9 @@ async fn every_hit_explains_its_score() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = open(dir.path(), Some(model())).await;
     fill(&store).await;
-    for h in store.search(SearchQuery::new("dark theme")).await.unwrap() {
+    let hits = store.search(SearchQuery::new("dark theme")).await.unwrap();
+    assert!(!hits.is_empty());
+    for h in hits {
         let sum: f64 = h.signals.iter().map(|s| s.contribution).sum();
         assert!((sum - h.score).abs() < 1e-12, "{h:?}");
         assert!(h.signals.iter().any(|s| s.name == "matching" && s.rank.is_some()));
@@ -84,7 +86,8 @@ async fn filters_restrict_kind_domain_and_time() {
     assert_eq!(texts(&recent), ["The quarterly budget review is on Friday"]);
     let mut people = SearchQuery::new("dark");
     people.domain = Some("people".into());
-    assert!(store.search(people).await.unwrap().iter().all(|h| matches!(h.found, Found::Persona(_))));
+    let people = store.search(people).await.unwrap();
+    assert!(!people.is_empty() && people.iter().all(|h| matches!(h.found, Found::Persona(_))), "{:?}", texts(&people));
 }
 
 #[tokio::test]

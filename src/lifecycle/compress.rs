@@ -614,7 +614,8 @@ mod tests {
         assert!(out.omitted > 0 && out.included.len() + out.omitted == 300);
         assert!(out.text.ends_with(&format!("(+{} more)\n", out.omitted)));
         // Round 0 is the freshest: it goes in before any older copy.
-        assert!(out.included.len() <= 50 && out.included.iter().all(|a| a.ends_with("-0")));
+        assert!(!out.included.is_empty() && out.included.len() <= 50);
+        assert!(out.included.iter().all(|a| a.ends_with("-0")));
         let unlimited = CompressOptions { max_tokens: None, ..CompressOptions::default() };
         assert_eq!(compress_detailed(&active(&ms), &unlimited).omitted, 0);
     }

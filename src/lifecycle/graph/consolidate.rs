@@ -118,14 +118,8 @@ mod tests {
         assert_eq!(decay_and_prune(&mut edges, CYCLE_DECAY, PRUNE_BELOW), 3);
         assert_eq!(edges, [co("a", "b", 1.9)]);
         // 2.0 × 0.95^n < 0.1 first at n = 59: the strongest edge survives 58 idle cycles.
-        let mut cycles = 1;
-        loop {
-            cycles += 1;
-            if decay_and_prune(&mut edges, CYCLE_DECAY, PRUNE_BELOW) > 0 {
-                break;
-            }
-        }
-        assert_eq!(cycles, 59);
+        let cycles = (2..=100).find(|_| decay_and_prune(&mut edges, CYCLE_DECAY, PRUNE_BELOW) > 0);
+        assert_eq!(cycles, Some(59));
         assert!(edges.is_empty());
     }
 }
