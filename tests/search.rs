@@ -222,3 +222,30 @@ async fn a_second_device_reuses_published_embeddings() {
     // journal entry + the query "dog" + the changed memory.
     assert_eq!(counting.1.load(std::sync::atomic::Ordering::SeqCst), 3);
 }
+
+#[tokio::test]
+async fn a_large_journal_does_not_crowd_persona_memories_out_of_persona_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    for i in 0..400 {
+        store
+            .journal_at(&format!("Alice switched her editor to dark mode again, day {i}"), T0 + f64::from(i))
+            .await
+            .unwrap();
+    }
+    store
+        .persona_remember(PersonaInput::new("people", "facts", "alice-theme", "Alice likes a dark colour scheme"))
+        .await
+        .unwrap();
+    // (Automatic consolidation may also have promoted the recurring entry to a fact.)
+    let hits = store.persona_search("Alice dark mode editor", 5).await.unwrap();
+    assert!(
+        hits.iter().any(|h| h.memory.key == "alice-theme"),
+        "{:?}",
+        hits.iter().map(|h| &h.memory.key).collect::<Vec<_>>()
+    );
+    // The same with the kind filter of the general search: persona memories only.
+    let only = store.search(SearchQuery::new("Alice dark mode editor").kinds(&[Kind::Persona])).await.unwrap();
+    assert!(only.iter().all(|h| matches!(h.found, Found::Persona(_))));
+    assert!(only.iter().any(|h| h.path.ends_with("/alice-theme")), "{:?}", texts(&only));
+}

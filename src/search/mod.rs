@@ -206,6 +206,16 @@ pub fn content_terms(query: &str) -> Vec<String> {
     }
 }
 
+/// Dot product of two vectors (their cosine, for unit vectors), in f64.
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x * y) as f64).sum()
+}
+
+/// `x` rounded to three decimals: scores that differ by less are one rank.
+pub(crate) fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
 /// The distinct words of a query, in order.
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut terms = Vec::new();

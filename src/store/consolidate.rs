@@ -119,7 +119,12 @@ impl MemoryStore {
     /// Runs one consolidation cycle now (see the module doc and docs/lifecycle.md). Cycles
     /// never overlap: a call waits for a running one.
     pub async fn consolidate(&self) -> Result<ConsolidationReport> {
-        let _one_at_a_time = self.inner.consolidation.lock().await;
+        let one_at_a_time = self.inner.consolidation.clone().lock_owned().await;
+        self.consolidate_locked(one_at_a_time).await
+    }
+
+    /// A cycle, for the holder of the consolidation lock.
+    async fn consolidate_locked(&self, _lock: tokio::sync::OwnedMutexGuard<()>) -> Result<ConsolidationReport> {
         let writes_at_start = self.inner.writes_since_consolidation.load(Ordering::SeqCst);
         let coactive: BTreeMap<(String, String), u32> =
             std::mem::take(&mut *self.inner.coactive.lock().map_err(|_| crate::Error::Task("log poisoned".into()))?);
@@ -141,8 +146,10 @@ impl MemoryStore {
                 }
             }
         }
-        // Learned edges may have changed without any event changing: the cached graph is stale.
-        self.inner.generation.fetch_add(1, Ordering::SeqCst);
+        // Learned edges changed without any event changing: the cached graph is stale.
+        if matches!(&result, Ok(r) if r.changed()) {
+            self.inner.generation.fetch_add(1, Ordering::SeqCst);
+        }
         result
     }
 
@@ -245,14 +252,14 @@ impl MemoryStore {
             for (i, (ra, ma)) in persona.iter().enumerate() {
                 for (rb, mb) in &persona[i + 1..] {
                     let sim = match (vecs.get(ra), vecs.get(rb)) {
-                        (Some(x), Some(y)) => x.iter().zip(y).map(|(p, q)| (p * q) as f64).sum::<f64>(),
+                        (Some(x), Some(y)) => search::dot(x, y),
                         _ if vectors_on => continue,
                         _ => lexical_similarity(&ma.value, &mb.value),
                     };
                     if sim >= link {
                         let (a, b) = (path_of(ma), path_of(mb));
                         let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                        similar.push((a, b, (sim * 1000.0).round() / 1000.0));
+                        similar.push((a, b, search::round3(sim)));
                     }
                 }
             }
@@ -304,17 +311,15 @@ impl MemoryStore {
 
     fn spawn_consolidation(&self) {
         let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
-        if self.inner.consolidating.swap(true, Ordering::SeqCst) {
-            return;
-        }
+        // A cycle running (or queued) already: this one would find nothing new.
+        let Ok(lock) = self.inner.consolidation.clone().try_lock_owned() else { return };
         let store = self.clone();
         handle.spawn(async move {
-            if let Err(e) = store.consolidate().await {
+            if let Err(e) = store.consolidate_locked(lock).await {
                 tracing::warn!("automatic consolidation failed: {e}");
                 // Try again after another round of writes, not after every one.
                 store.inner.writes_since_consolidation.store(0, Ordering::SeqCst);
             }
-            store.inner.consolidating.store(false, Ordering::SeqCst);
         });
     }
 

@@ -23,14 +23,8 @@ impl MemoryStore {
     /// The stored embedding of memory `key`.
     pub async fn embedding(&self, key: &str) -> Result<Option<Embedding>> {
         validate_key(key)?;
-        let path = Path::Embed { key: key.to_string() }.to_d();
-        self.read(move |conn, _| {
-            let json: Option<String> = conn
-                .query_row("SELECT payload FROM records WHERE path = ?1 AND deleted = 0", [path], |r| r.get(0))
-                .optional()?;
-            Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
-        })
-        .await
+        let key = key.to_string();
+        self.read(move |conn, _| stored_embedding(conn, &key)).await
     }
 
     /// Stores an introspection report at `sense-memory/introspection/{timestamp}`.
@@ -55,4 +49,14 @@ impl MemoryStore {
         })
         .await
     }
+}
+
+/// The embedding stored for memory `key`, if any.
+pub(crate) fn stored_embedding(conn: &rusqlite::Connection, key: &str) -> Result<Option<Embedding>> {
+    let path = Path::Embed { key: key.to_string() }.to_d();
+    let json: Option<String> = conn
+        .query_row("SELECT payload FROM records WHERE path = ?1 AND deleted = 0", [path], |r| r.get(0))
+        .optional()?
+        .flatten();
+    Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
 }

@@ -211,11 +211,10 @@ pub(crate) struct Inner {
     pub(crate) graph: Mutex<Option<(u64, std::time::Instant, Arc<crate::lifecycle::graph::KnowledgeGraph>)>>,
     /// Bumped by every committed write; the graph cache compares against it.
     pub(crate) generation: AtomicU64,
-    /// Writes since the last consolidation, and whether one is running.
+    /// Writes since the last consolidation.
     pub(crate) writes_since_consolidation: AtomicU64,
-    pub(crate) consolidating: std::sync::atomic::AtomicBool,
     /// Held by a running consolidation cycle.
-    pub(crate) consolidation: tokio::sync::Mutex<()>,
+    pub(crate) consolidation: Arc<tokio::sync::Mutex<()>>,
     /// Pairs of memories retrieved together since the last cycle (kept in memory: a
     /// search must not cost a write).
     pub(crate) coactive: Mutex<std::collections::BTreeMap<(String, String), u32>>,
@@ -364,8 +363,7 @@ impl MemoryStore {
                 graph: Mutex::new(None),
                 generation: AtomicU64::new(0),
                 writes_since_consolidation: AtomicU64::new(0),
-                consolidating: std::sync::atomic::AtomicBool::new(false),
-                consolidation: tokio::sync::Mutex::new(()),
+                consolidation: Arc::new(tokio::sync::Mutex::new(())),
                 coactive: Mutex::new(Default::default()),
                 last_write: AtomicU64::new(0),
                 opened: std::time::Instant::now(),

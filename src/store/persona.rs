@@ -152,7 +152,7 @@ fn load(conn: &Connection, where_sql: &str, args: &[&dyn rusqlite::ToSql]) -> Re
     .collect()
 }
 
-fn query(conn: &Connection, q: &PersonaQuery) -> Result<Vec<(i64, PersonaMemory)>> {
+pub(crate) fn query(conn: &Connection, q: &PersonaQuery) -> Result<Vec<(i64, PersonaMemory)>> {
     load(
         conn,
         "AND (?1 IS NULL OR domain = ?1) AND (?2 IS NULL OR facet = ?2) AND (?3 IS NULL OR key = ?3)",
@@ -209,21 +209,27 @@ pub(crate) fn save_with(
     Ok(write_record(tx, inner, &path, Payload::Persona(m))?.id.to_hex())
 }
 
-fn push_unique(list: &mut Vec<String>, item: &str) {
+pub(crate) fn push_unique(list: &mut Vec<String>, item: &str) {
     if !list.iter().any(|x| x == item) {
         list.push(item.to_string());
     }
+}
+
+/// One access of `m` at `now`: counted on this device, a review for the decay policy,
+/// and the memory alive again (its state and dissolution mark follow).
+pub(crate) fn record_access(inner: &Inner, m: &mut PersonaMemory, now: f64) {
+    merge::count_access(m, &inner.device);
+    inner.decay.on_access(m, now);
+    m.last_accessed = m.last_accessed.max(now);
+    m.sync.life.dissolved_at = None;
+    m.state = super::lifecycle::live_state(inner, m, now).1;
 }
 
 /// Counts an access, locally: the signed update waits for [`MemoryStore::flush_accesses`],
 /// so reading never floods relays.
 fn touch(tx: &Transaction, inner: &Inner, rid: i64, m: &PersonaMemory, now: f64) -> Result<()> {
     let mut m = m.clone();
-    merge::count_access(&mut m, &inner.device);
-    inner.decay.on_access(&mut m, now);
-    m.last_accessed = m.last_accessed.max(now);
-    m.sync.life.dissolved_at = None;
-    m.state = super::lifecycle::live_state(inner, &m, now).1;
+    record_access(inner, &mut m, now);
     tx.execute("UPDATE records SET payload = ?1, dirty = 1 WHERE rid = ?2", params![serde_json::to_string(&m)?, rid])?;
     Ok(())
 }

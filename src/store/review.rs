@@ -3,13 +3,15 @@
 use std::collections::BTreeMap;
 
 use super::lifecycle::live_state;
-use super::persona::{load_all, save_with, PersonaInput};
+use super::persona::{load_all, push_unique, query, record_access, save_with, PersonaInput};
 use super::MemoryStore;
+use super::PersonaQuery;
 use crate::error::{Error, Result};
 use crate::lifecycle::compress::{compress_detailed, CompressOptions, Compressed};
 use crate::lifecycle::gate::{decide, lexical_similarity, GateCandidate, GateDecision};
 use crate::lifecycle::introspect::{introspect, IntrospectOptions};
-use crate::model::{merge, IntrospectionReport, MemoryState, PersonaMemory};
+use crate::model::{IntrospectionReport, MemoryState, PersonaMemory};
+use crate::search::dot as cosine;
 
 /// What [`MemoryStore::persona_ingest`] did.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,14 +34,9 @@ fn with_salience(mut input: PersonaInput, best_similarity: f64) -> PersonaInput 
         let specificity = (crate::search::content_terms(&input.value).len() as f64 / 12.0).min(1.0);
         let importance = input.importance.unwrap_or(0.0);
         let salience = 0.4 * novelty + 0.3 * importance + 0.2 * specificity;
-        input.salience = Some((salience * 1000.0).round() / 1000.0);
+        input.salience = Some(crate::search::round3(salience));
     }
     input
-}
-
-/// Cosine of two unit vectors.
-fn cosine(a: &[f32], b: &[f32]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x * y) as f64).sum()
 }
 
 impl MemoryStore {
@@ -88,9 +85,9 @@ impl MemoryStore {
                 let now = inner.clock.now();
                 let mut cands = Vec::new();
                 let mut lexical = new_vec.is_none();
-                for (_, m) in load_all(conn)? {
-                    if m.domain != domain || m.facet != facet || live_state(inner, &m, now).1 == MemoryState::Dissolved
-                    {
+                let same_facet = PersonaQuery { domain: Some(domain.clone()), facet: Some(facet.clone()), key: None };
+                for (_, m) in query(conn, &same_facet)? {
+                    if live_state(inner, &m, now).1 == MemoryState::Dissolved {
                         continue;
                     }
                     let similarity = match (&new_vec, vecs.get(&m.key)) {
@@ -123,55 +120,28 @@ impl MemoryStore {
                 let id = self.persona_remember(input.clone()).await?;
                 (address, id)
             }
-            GateDecision::Reinforce { path, .. } => {
+            // A near-duplicate counts as an access; a fuller wording replaces the value,
+            // which stays in the memory's history. Only the latter is a user edit: a
+            // reinforcement must not win the value over a real edit made elsewhere.
+            GateDecision::Reinforce { path, .. } | GateDecision::Update { path, .. } => {
+                let new_value = matches!(decision, GateDecision::Update { .. }).then(|| input.value.clone());
                 let (target, themes) = (path.clone(), input.themes.clone());
                 let id = self
                     .write(move |tx, inner| {
                         let now = inner.clock.now();
                         let before = super::persona::resolve(tx, &target)?;
                         let mut m = before.clone();
-                        merge::count_access(&mut m, &inner.device);
-                        inner.decay.on_access(&mut m, now);
-                        m.last_accessed = m.last_accessed.max(now);
-                        m.last_reinforced = m.last_reinforced.max(now);
-                        for t in themes {
-                            if !m.themes.contains(&t) {
-                                m.themes.push(t);
-                            }
-                        }
-                        m.sync.life.dissolved_at = None;
-                        m.state = live_state(inner, &m, now).1;
-                        // Not a user edit: it must not win the value over a real edit made
-                        // elsewhere at about the same time (themes merge as a union anyway).
-                        save_with(tx, inner, Some(&before), m, false)
-                    })
-                    .await?;
-                (path.clone(), id)
-            }
-            GateDecision::Update { path, .. } => {
-                // The new value replaces the old one, which stays in the memory's history.
-                let (target, input) = (path.clone(), input.clone());
-                let id = self
-                    .write(move |tx, inner| {
-                        let now = inner.clock.now();
-                        let before = super::persona::resolve(tx, &target)?;
-                        let mut m = before.clone();
-                        if m.value != input.value {
+                        let user_edit = new_value.is_some();
+                        if let Some(value) = new_value.filter(|v| *v != m.value) {
                             super::lifecycle::push_history(&mut m, now);
-                            m.value = input.value;
+                            m.value = value;
                         }
-                        for t in input.themes {
-                            if !m.themes.contains(&t) {
-                                m.themes.push(t);
-                            }
+                        for t in &themes {
+                            push_unique(&mut m.themes, t);
                         }
-                        merge::count_access(&mut m, &inner.device);
-                        inner.decay.on_access(&mut m, now);
-                        m.last_accessed = m.last_accessed.max(now);
+                        record_access(inner, &mut m, now);
                         m.last_reinforced = m.last_reinforced.max(now);
-                        m.sync.life.dissolved_at = None;
-                        m.state = live_state(inner, &m, now).1;
-                        save_with(tx, inner, Some(&before), m, true)
+                        save_with(tx, inner, Some(&before), m, user_edit)
                     })
                     .await?;
                 (path.clone(), id)
@@ -252,7 +222,7 @@ impl MemoryStore {
                         for (kb, vb) in &rows[i + 1..] {
                             let sim = cosine(va, vb);
                             if sim >= inner.life.link_similarity && ka != kb {
-                                out.push((ka.clone(), kb.clone(), (sim * 1000.0).round() / 1000.0));
+                                out.push((ka.clone(), kb.clone(), crate::search::round3(sim)));
                             }
                         }
                     }
@@ -277,10 +247,13 @@ impl MemoryStore {
     pub async fn persona_compress_with(&self, options: CompressOptions) -> Result<Compressed> {
         self.read(move |conn, inner| {
             let now = inner.clock.now();
-            let rows: Vec<(PersonaMemory, MemoryState)> = load_all(conn)?
+            let scope = PersonaQuery { domain: options.domain.clone(), ..PersonaQuery::all() };
+            let rows: Vec<(PersonaMemory, MemoryState)> = query(conn, &scope)?
                 .into_iter()
-                .map(|(_, m)| (live_state(inner, &m, now).1, m))
-                .map(|(s, m)| (m, s))
+                .map(|(_, m)| {
+                    let state = live_state(inner, &m, now).1;
+                    (m, state)
+                })
                 .collect();
             let view: Vec<(&PersonaMemory, MemoryState)> = rows.iter().map(|(m, s)| (m, *s)).collect();
             let options = CompressOptions { now: options.now.or(Some(now)), ..options };

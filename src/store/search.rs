@@ -15,10 +15,6 @@ const DAY: f64 = 86_400.0;
 /// Memories the graph reaches that join the candidates (the most activated).
 const GRAPH_EXTRA: usize = 20;
 
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
-}
-
 fn index_of(name: &str) -> usize {
     SIGNALS.iter().position(|s| *s == name).expect("a known signal")
 }
@@ -125,7 +121,7 @@ fn fill_cosine(conn: &Connection, qv: &[f32], rids: &[i64], cosine: &mut BTreeMa
         for row in found {
             let (rid, blob) = row?;
             let v = crate::index::vectors::from_blob(&blob);
-            cosine.insert(rid, v.iter().zip(qv).map(|(a, b)| (a * b) as f64).sum());
+            cosine.insert(rid, search::dot(&v, qv));
         }
     }
     Ok(())
@@ -208,11 +204,22 @@ fn candidates(
     // Every matching row's BM25, in one pass: FTS5 scores every match anyway to sort
     // them, and a second MATCH for the episode rows below would compute the corpus
     // statistics again. Scores are kept aside; the pool is the best `w.pool`.
+    // A search restricted to some kinds draws its candidates from those kinds only, so a
+    // large journal cannot crowd persona memories out of the pools.
+    let kinds = (!q.kinds.is_empty())
+        .then(|| q.kinds.iter().map(|k| format!("'{}'", k.column())).collect::<Vec<_>>().join(","));
     let mut lexical_all: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
     if let Some(expr) = &fts_expr {
-        let mut stmt = conn.prepare_cached(
-            "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1",
-        )?;
+        let sql = match &kinds {
+            None => {
+                "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1".to_string()
+            }
+            Some(list) => format!(
+                "SELECT f.rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts f JOIN records r ON r.rid = f.rowid \
+                 WHERE records_fts MATCH ?1 AND r.kind IN ({list})"
+            ),
+        };
+        let mut stmt = conn.prepare_cached(&sql)?;
         for row in stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
             let (rid, score) = row?;
             lexical_all.insert(rid, -score);
@@ -227,7 +234,21 @@ fn candidates(
     }
     let mut bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
     let mut cosine: BTreeMap<i64, f64> = BTreeMap::new();
-    if let (false, Some(qv)) = (vids.is_empty(), query_vec) {
+    let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&search::Kind::Journal);
+    if let (Some(qv), Some(list), false) = (query_vec, &kinds, journal_wanted) {
+        // Without the journal the wanted kinds are few (persona and flat memories): an
+        // exact scan of their vectors, where the shared index could return none of them.
+        let mut stmt = conn.prepare_cached(&format!(
+            "SELECT v.rid, v.vec FROM vectors v JOIN records r ON r.rid = v.rid WHERE r.deleted = 0 AND r.kind IN ({list})"
+        ))?;
+        let mut all: Vec<(i64, f64)> = Vec::new();
+        for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))? {
+            let (rid, blob) = row?;
+            all.push((rid, search::dot(&crate::index::vectors::from_blob(&blob), qv)));
+        }
+        all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        cosine.extend(all.into_iter().take(w.pool));
+    } else if let (false, Some(qv)) = (vids.is_empty(), query_vec) {
         // The index ranks by its int8 points; each hit's cosine is recomputed exactly.
         // Points of old versions are gone from the table and drop out here.
         let list = vids.iter().map(|(vid, _)| vid.to_string()).collect::<Vec<_>>().join(",");
@@ -236,7 +257,7 @@ fn candidates(
         for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?)))? {
             let (vid, rid, blob) = row?;
             let v = crate::index::vectors::from_blob(&blob);
-            by_vid.insert(vid, (rid, v.iter().zip(qv).map(|(a, b)| (a * b) as f64).sum()));
+            by_vid.insert(vid, (rid, search::dot(&v, qv)));
         }
         for (vid, _) in vids {
             if let Some((rid, cos)) = by_vid.get(vid) {
@@ -265,7 +286,7 @@ fn candidates(
     };
 
     // Episodes: journal entries near the strongest journal hits join the candidates.
-    if w.episode > 0.0 && w.episode_seeds > 0 {
+    if w.episode > 0.0 && w.episode_seeds > 0 && journal_wanted {
         let mut seeds: Vec<(f64, f64)> = rows
             .iter()
             .filter(|(_, r)| r.kind == "journal")
@@ -367,7 +388,7 @@ fn candidates(
         values[index_of("bm25")] = bm25.get(&rid).copied();
         values[index_of("recency")] = Some(t);
         if ctx.graph.is_some() && !activation.is_empty() {
-            values[index_of("graph")] = Some(round3(activation.get(&row.path).copied().unwrap_or(0.0)));
+            values[index_of("graph")] = Some(search::round3(activation.get(&row.path).copied().unwrap_or(0.0)));
         }
         // A memory outside the journal is its own episode: the signal exists for every
         // candidate, so no kind gains by carrying it.
@@ -405,10 +426,11 @@ fn candidates(
             let (theme, _) = search::theme_score(&terms, p);
             values[index_of("theme")] = (theme > 0.0).then_some(theme);
             // Rank fusion would treat a millisecond of decay as a difference: round first.
-            values[index_of("relevance")] = Some(round3(relevance));
+            values[index_of("relevance")] = Some(search::round3(relevance));
             let days = ((now - p.last_accessed) / DAY).max(0.0);
-            values[index_of("activation")] = Some(round3((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln()));
-            values[index_of("confidence")] = Some(round3(p.confidence));
+            values[index_of("activation")] =
+                Some(search::round3((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln()));
+            values[index_of("confidence")] = Some(search::round3(p.confidence));
         } else if q.domain.is_some() || q.facet.is_some() {
             continue;
         }

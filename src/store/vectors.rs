@@ -110,15 +110,16 @@ fn load_or_build(
     )
     .map_err(Error::db(db))?;
     conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(Error::db(db))?;
-    let (mut index, since) = match VectorIndex::load(dir, model, dims) {
+    let live = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0))? as usize;
+    // Points of old versions stay in the graph (search skips them); once they outnumber
+    // the live ones, a rebuild is cheaper than carrying them.
+    let saved = VectorIndex::load(dir, model, dims).filter(|idx| idx.points() <= 2 * live + 1_000);
+    let (mut index, since) = match saved {
         Some(idx) => {
             let since = idx.max_vid();
             (idx, since)
         }
-        None => {
-            let count: i64 = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get(0))?;
-            (VectorIndex::new(model, dims, count as usize), 0)
-        }
+        None => (VectorIndex::new(model, dims, live), 0),
     };
     let mut stmt = conn.prepare("SELECT vid, vec FROM vectors WHERE vid > ?1 AND model = ?2 ORDER BY vid")?;
     let rows =
@@ -165,13 +166,7 @@ fn published_vector(
     dims: usize,
     hash: &str,
 ) -> Result<Option<Vec<f32>>> {
-    let path = crate::codec::Path::Embed { key: key.to_string() }.to_d();
-    let json: Option<String> = conn
-        .query_row("SELECT payload FROM records WHERE path = ?1 AND deleted = 0", [path], |r| r.get(0))
-        .ok()
-        .flatten();
-    let Some(json) = json else { return Ok(None) };
-    let e: crate::codec::Embedding = serde_json::from_str(&json)?;
+    let Some(e) = super::derived::stored_embedding(conn, key)? else { return Ok(None) };
     let fits = e.model == model && e.embedding.len() == dims && e.text_hash.as_deref() == Some(hash);
     Ok(fits.then_some(e.embedding))
 }
@@ -289,18 +284,19 @@ impl MemoryStore {
                 })
                 .await?;
             total += stored.len();
-            let mut index = state.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
-            // Points the loader already took from SQLite are not inserted twice.
-            let covered = index.max_vid();
-            let stored: Vec<(i64, Vec<f32>)> = stored.into_iter().filter(|(vid, _)| *vid > covered).collect();
-            if stored.len() > 1 {
+            // Inserting is CPU work under the index's write lock: off the async threads.
+            let target = state.clone();
+            let inserted = tokio::task::spawn_blocking(move || -> Result<usize> {
+                let mut index = target.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+                // Points the loader already took from SQLite are not inserted twice.
+                let covered = index.max_vid();
+                let stored: Vec<(i64, Vec<f32>)> = stored.into_iter().filter(|(vid, _)| *vid > covered).collect();
                 index.insert_many(&stored);
-            } else {
-                for (vid, v) in &stored {
-                    index.insert(*vid, v);
-                }
-            }
-            state.unsaved.fetch_add(stored.len(), std::sync::atomic::Ordering::SeqCst);
+                Ok(stored.len())
+            })
+            .await
+            .map_err(|e| Error::Task(e.to_string()))??;
+            state.unsaved.fetch_add(inserted, std::sync::atomic::Ordering::SeqCst);
         }
     }
 
