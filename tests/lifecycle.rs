@@ -480,7 +480,11 @@ async fn gate_thresholds_come_from_the_options() {
     life.gate_lexical.reinforce = 1.01;
     let (store, d, _t) = ingest(life.clone(), "more", MORE).await;
     assert!(is(&d, "update"), "{d:?}");
-    assert_eq!(peek(&store, "people/facts/alice-coffee").await.unwrap().value, MORE);
+    let updated = peek(&store, "people/facts/alice-coffee").await.unwrap();
+    assert_eq!(updated.value, MORE);
+    // The value it replaced stays in the memory's history.
+    assert_eq!(updated.sync.life.history.len(), 1);
+    assert_eq!(updated.sync.life.history[0].value, OLD);
     assert!(peek(&store, "people/facts/more").await.is_none());
     // An exact duplicate adds no word, so the update band still reinforces it.
     let (_, d, _t) = ingest(life.clone(), "dup", OLD).await;
@@ -1071,40 +1075,6 @@ async fn a_pattern_seen_more_than_twenty_times_is_promoted_once() {
     }
     let again = store.consolidate().await.unwrap();
     assert!(again.promoted.is_empty(), "{again:?}");
-}
-
-#[tokio::test]
-async fn a_gated_update_keeps_the_old_value_in_history() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, _) = open_quiet(dir.path(), T0).await;
-    store
-        .persona_remember(input("people/facts/alice-coffee", "Alice drinks strong black coffee every morning"))
-        .await
-        .unwrap();
-    let got = store
-        .persona_ingest(input("people/facts/more", "Alice drinks strong black coffee every morning at home"))
-        .await
-        .unwrap();
-    // Similarity 0.935 reinforces by default; with reinforce out of reach it updates.
-    assert!(matches!(got.decision, GateDecision::Reinforce { .. }), "{:?}", got.decision);
-
-    let dir = tempfile::tempdir().unwrap();
-    let mut life = quiet();
-    life.gate_lexical.reinforce = 1.01;
-    let (store, _) = open_with(dir.path(), T0, life, None).await;
-    store
-        .persona_remember(input("people/facts/alice-coffee", "Alice drinks strong black coffee every morning"))
-        .await
-        .unwrap();
-    let got = store
-        .persona_ingest(input("people/facts/more", "Alice drinks strong black coffee every morning at home"))
-        .await
-        .unwrap();
-    assert!(matches!(got.decision, GateDecision::Update { .. }), "{:?}", got.decision);
-    let m = peek(&store, "people/facts/alice-coffee").await.unwrap();
-    assert_eq!(m.value, "Alice drinks strong black coffee every morning at home");
-    assert_eq!(m.sync.life.history.len(), 1);
-    assert_eq!(m.sync.life.history[0].value, "Alice drinks strong black coffee every morning");
 }
 
 #[tokio::test]
