@@ -7,6 +7,8 @@ use crate::error::Result;
 #[cfg(feature = "onnx")]
 mod embed;
 #[cfg(feature = "vectors")]
+pub mod hnsw;
+#[cfg(feature = "vectors")]
 pub mod vectors;
 
 #[cfg(feature = "onnx")]

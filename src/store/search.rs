@@ -133,8 +133,15 @@ fn fill_cosine(conn: &Connection, qv: &[f32], rids: &[i64], cosine: &mut BTreeMa
 const COMMON_DOCS: u64 = 2_000;
 /// Terms always kept (the rarest), whatever their frequency.
 const MIN_TERMS: usize = 2;
+/// Postings the kept terms may add up to (by document frequency, rarest first, past the
+/// `MIN_TERMS` rarest). FTS5's bm25 reads each matching row's size, so its cost grows
+/// with the rows a query matches, not with the results wanted: a budget bounds it on any
+/// corpus. The terms left out are the commonest, the least informative by IDF; vector
+/// similarity still sees the whole query.
+const POSTING_BUDGET: u64 = 6_000;
 
-/// `terms` without the very common ones (see [`COMMON_DOCS`]), in their order. Document
+/// `terms` without the very common ones (see [`COMMON_DOCS`] and [`POSTING_BUDGET`]), in
+/// their order. Document
 /// frequencies are cached per store and refreshed when the store has grown by a tenth.
 fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<String>) -> Result<Vec<String>> {
     if terms.len() <= MIN_TERMS {
@@ -173,12 +180,14 @@ fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<Stri
     }
     let mut by_rarity: Vec<usize> = (0..terms.len()).collect();
     by_rarity.sort_by_key(|i| (dfs[*i], *i));
-    let keep: std::collections::HashSet<usize> = by_rarity
-        .iter()
-        .enumerate()
-        .filter(|(pos, i)| *pos < MIN_TERMS || dfs[**i] <= limit)
-        .map(|(_, i)| *i)
-        .collect();
+    let mut spent = 0u64;
+    let mut keep: std::collections::HashSet<usize> = std::collections::HashSet::new();
+    for (pos, i) in by_rarity.iter().enumerate() {
+        if pos < MIN_TERMS || (dfs[*i] <= limit && spent + dfs[*i] <= POSTING_BUDGET) {
+            keep.insert(*i);
+            spent += dfs[*i];
+        }
+    }
     Ok(terms.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, t)| t).collect())
 }
 

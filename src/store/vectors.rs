@@ -119,19 +119,25 @@ fn load_or_build(
             let since = idx.max_vid();
             (idx, since)
         }
-        None => (VectorIndex::new(model, dims, live), 0),
+        None => {
+            tracing::info!("building the vector index from {live} stored vectors");
+            (VectorIndex::new(model, dims, live), 0)
+        }
     };
+    // Streamed from SQLite into the graph: a rebuild never holds every f32 vector at once.
     let mut stmt = conn.prepare("SELECT vid, vec FROM vectors WHERE vid > ?1 AND model = ?2 ORDER BY vid")?;
     let rows =
         stmt.query_map(rusqlite::params![since, model], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
-    let mut items = Vec::new();
+    let mut added = 0;
     for row in rows {
         let (vid, blob) = row?;
-        items.push((vid, from_blob(&blob)));
+        let v = from_blob(&blob);
+        if v.len() == dims {
+            index.insert(vid, &v);
+            added += 1;
+        }
     }
-    let added = items.len();
-    index.insert_many(&items);
-    drop(items);
+    drop(stmt);
     let unsaved = if added > 0 {
         match index.save(dir) {
             Ok(()) => 0,
