@@ -111,6 +111,37 @@ async fn the_index_persists_and_is_rebuilt_when_missing() {
     assert!(texts(&store.search(SearchQuery::new("dog")).await.unwrap())[0].contains("puppy"));
 }
 
+#[tokio::test]
+async fn a_damaged_or_old_format_index_is_rebuilt_not_trusted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    assert_eq!(store.index_pending().await.unwrap(), 4);
+    store.close().await.unwrap();
+    let saved = dir.path().join("memstr.db.vectors");
+    let graph = saved.join("graph.bin");
+    // A link overwritten with garbage and the file cut short: the loader's checks refuse it.
+    let mut bytes = std::fs::read(&graph).unwrap();
+    let len = bytes.len();
+    bytes[len - 40..].fill(0xEE);
+    std::fs::write(&graph, &bytes[..len - 7]).unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    assert_eq!(store.index_pending().await.unwrap(), 0);
+    assert!(texts(&store.search(SearchQuery::new("dog")).await.unwrap())[0].contains("puppy"));
+    store.close().await.unwrap();
+    assert_eq!(std::fs::metadata(&graph).unwrap().len() as usize, len, "rebuilt and saved whole");
+    // An index in the format hnsw_rs wrote (format 3) is rebuilt too.
+    let meta = std::fs::read_to_string(saved.join("meta.json")).unwrap();
+    std::fs::write(saved.join("meta.json"), meta.replace("\"format\":4", "\"format\":3")).unwrap();
+    std::fs::remove_file(&graph).unwrap();
+    std::fs::write(saved.join("vectors.hnsw.graph"), b"hnsw_rs bytes").unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    assert_eq!(store.index_pending().await.unwrap(), 0);
+    assert!(texts(&store.search(SearchQuery::new("dog")).await.unwrap())[0].contains("puppy"));
+    store.close().await.unwrap();
+    assert!(graph.exists() && !saved.join("vectors.hnsw.graph").exists());
+}
+
 /// TEST DOUBLE: a deterministic "model" with another name, to check that vectors of one
 /// model are never mixed with another's.
 struct OtherModel;
