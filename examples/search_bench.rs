@@ -701,18 +701,12 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
     // How much of the exact top 10 the HNSW index (int8 points) finds, asked for memstr's
     // usual 125 candidates: the recall the speed is bought with.
     {
-        let mut vid_of: HashMap<i64, i64> = HashMap::new();
-        let mut stmt = conn.prepare("SELECT vid, rid FROM vectors")?;
-        for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
-            let (vid, rid) = row?;
-            vid_of.insert(vid, rid);
-        }
         let idx =
             VectorIndex::load(&VectorIndex::dir_for(&db), emb.model_id(), dims).ok_or("saved index did not load")?;
         let (mut found10, mut found125) = (0usize, 0usize);
         for qv in &vectors[WARMUP..] {
             let exact: HashSet<i64> = brute_top10(&flat, dims, qv).iter().map(|(_, i)| rids[*i]).collect();
-            let hits: Vec<i64> = idx.search(qv, 125).iter().filter_map(|(vid, _)| vid_of.get(vid).copied()).collect();
+            let hits: Vec<i64> = idx.search(qv, 125).iter().map(|h| h.rid).collect();
             found10 += hits.iter().take(10).filter(|r| exact.contains(r)).count();
             found125 += hits.iter().filter(|r| exact.contains(r)).count();
         }

@@ -59,3 +59,44 @@ fn a_missing_model_is_a_clear_error() {
     let err = OnnxEmbedder::load(&dir.path().join("libonnxruntime.so"), dir.path(), "x").unwrap_err().to_string();
     assert!(err.contains("memstr model install"), "{err}");
 }
+
+/// Search ranks by the int8 form of the model's vectors (src/index/vectors.rs): on real
+/// sentences its cosine stays within 0.006 of the f32 one (0.0049 measured), and no
+/// component is clamped.
+#[test]
+fn int8_points_keep_the_models_cosines() {
+    use memstr::index::vectors::{cosine_i8, quantize};
+    let texts = [
+        "We adopted a puppy named Biscuit last spring",
+        "The quarterly budget review is on Friday",
+        "Alice prefers dark editor themes",
+        "My flight to Lisbon leaves at 7 in the morning",
+        "Grandma's lasagna recipe needs ricotta and fresh basil",
+        "The dentist moved my appointment to next Tuesday",
+        "I ran a half marathon in under two hours",
+        "The server crashed because the disk was full",
+        "Bob is allergic to peanuts and shellfish",
+        "We watched the meteor shower from the lake house",
+    ];
+    let e = embedder();
+    let vs = e.embed(&texts).unwrap();
+    let max_component = vs.iter().flatten().fold(0f32, |m, x| m.max(x.abs()));
+    assert!(max_component < 0.5, "a component of {max_component} would be clamped");
+    let mut worst = 0f32;
+    for a in &vs {
+        for b in &vs {
+            let exact: f32 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+            worst = worst.max((exact - cosine_i8(&quantize(a), &quantize(b))).abs());
+        }
+    }
+    eprintln!("largest int8 cosine error: {worst}");
+    assert!(worst < 0.006, "int8 cosine off by {worst}");
+}
+
+#[test]
+fn two_embedders_load_at_once_in_one_process() {
+    let threads: Vec<_> = (0..4).map(|_| std::thread::spawn(embedder)).collect();
+    let all: Vec<OnnxEmbedder> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let v: Vec<Vec<f32>> = all.iter().map(|e| e.embed(&["same text"]).unwrap().remove(0)).collect();
+    assert!(v.windows(2).all(|w| w[0] == w[1]));
+}

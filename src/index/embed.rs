@@ -23,6 +23,34 @@ fn model_err(what: impl std::fmt::Display) -> Error {
     Error::Model(what.to_string())
 }
 
+/// The process's ONNX Runtime environment and the library it came from. ort allows one
+/// environment per process, ever (a second `build` fails even after the first is
+/// dropped), so every embedder shares the first, and it is never dropped.
+static ENVIRONMENT: Mutex<Option<(std::path::PathBuf, ort::environment::Environment)>> = Mutex::new(None);
+
+fn environment(runtime: &Path) -> Result<ort::environment::Environment> {
+    let mut slot = ENVIRONMENT.lock().map_err(|_| model_err("ONNX Runtime environment lock poisoned"))?;
+    let path = std::fs::canonicalize(runtime).unwrap_or_else(|_| runtime.to_path_buf());
+    if let Some((loaded, env)) = slot.as_ref() {
+        if *loaded != path {
+            return Err(model_err(format!(
+                "ONNX Runtime is already loaded from {} in this process; {} cannot be loaded as well",
+                loaded.display(),
+                path.display()
+            )));
+        }
+        return Ok(env.clone());
+    }
+    let env = ort::init_from(runtime)
+        .map_err(|e| model_err(format!("loading ONNX Runtime from {}: {e}", runtime.display())))?
+        .with_name("memstr")
+        .with_telemetry(false)
+        .build()
+        .map_err(|e| model_err(format!("ONNX Runtime: {e}")))?;
+    *slot = Some((path, env.clone()));
+    Ok(env)
+}
+
 /// A sentence-embedding model in ONNX form with its `tokenizer.json`: mean pooling over
 /// the attention mask, then L2 normalisation (the sentence-transformers recipe).
 pub struct OnnxEmbedder {
@@ -57,12 +85,7 @@ impl OnnxEmbedder {
                 return Err(model_err(format!("{} is missing: run `memstr model install`", f.display())));
             }
         }
-        let env = ort::init_from(runtime)
-            .map_err(|e| model_err(format!("loading ONNX Runtime from {}: {e}", runtime.display())))?
-            .with_name("memstr")
-            .with_telemetry(false)
-            .build()
-            .map_err(|e| model_err(format!("ONNX Runtime: {e}")))?;
+        let env = environment(runtime)?;
         let onnx = model_dir.join("model.onnx");
         let fail = |e: &dyn std::fmt::Display| model_err(format!("loading {}: {e}", onnx.display()));
         let session = Session::builder(&env)

@@ -342,6 +342,11 @@ impl Hnsw {
 
     /// The `k` nodes nearest `q` (searching with a beam of `ef`): `(id, dot)`, best first.
     pub fn search(&self, q: &[i8], k: usize, ef: usize) -> Vec<(i64, i32)> {
+        self.search_nodes(q, k, ef).into_iter().map(|(n, s)| (self.ids[n as usize], s)).collect()
+    }
+
+    /// [`Hnsw::search`], answering node numbers: `(node, dot)`, best first.
+    pub fn search_nodes(&self, q: &[i8], k: usize, ef: usize) -> Vec<(u32, i32)> {
         if self.entry == NONE || k == 0 || q.len() != self.dims {
             return Vec::new();
         }
@@ -350,7 +355,17 @@ impl Hnsw {
             ep = self.greedy(q, ep, layer);
         }
         let found = self.search_layer(q, &[ep], ef.max(k), 0);
-        found.into_iter().take(k).map(|(s, n)| (self.ids[n as usize], s)).collect()
+        found.into_iter().take(k).map(|(s, n)| (n, s)).collect()
+    }
+
+    /// The id a node was inserted with.
+    pub fn id(&self, node: u32) -> i64 {
+        self.ids[node as usize]
+    }
+
+    /// A node's vector.
+    pub fn point(&self, node: u32) -> &[i8] {
+        self.vector(node)
     }
 
     /// Writes the graph (little-endian arrays after a small header).
@@ -405,7 +420,8 @@ impl Hnsw {
         r.read_exact(&mut b8)?;
         let rng = u64::from_le_bytes(b8);
         let bytes = |r: &mut dyn Read, len: usize| -> std::io::Result<Vec<u8>> {
-            let mut v = Vec::new();
+            // Sized up front: growing by doubling would leave up to twice the memory held.
+            let mut v = Vec::with_capacity(len);
             r.take(len as u64).read_to_end(&mut v)?;
             if v.len() != len {
                 return Err(bad("truncated"));

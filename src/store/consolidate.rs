@@ -242,7 +242,7 @@ impl MemoryStore {
                 )?;
                 for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))? {
                     let (rid, blob) = row?;
-                    vecs.insert(rid, crate::index::vectors::from_blob(&blob));
+                    vecs.insert(rid, crate::index::from_blob(&blob));
                 }
             }
             let path_of = |m: &PersonaMemory| {

@@ -6,7 +6,7 @@ use super::lifecycle::live_state;
 use super::persona::{load_all, push_unique, query, record_access, save_with, PersonaInput};
 use super::MemoryStore;
 use super::PersonaQuery;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::lifecycle::compress::{compress_detailed, CompressOptions, Compressed};
 use crate::lifecycle::gate::{decide, lexical_similarity, GateCandidate, GateDecision};
 use crate::lifecycle::introspect::{introspect, IntrospectOptions};
@@ -79,7 +79,7 @@ impl MemoryStore {
                         stmt.query_map([&domain, &facet], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))?
                     {
                         let (key, blob) = row?;
-                        vecs.insert(key, crate::index::vectors::from_blob(&blob));
+                        vecs.insert(key, crate::index::from_blob(&blob));
                     }
                 }
                 let now = inner.clock.now();
@@ -166,7 +166,7 @@ impl MemoryStore {
             let text = text.to_string();
             return tokio::task::spawn_blocking(move || Ok(state.embedder.embed(&[&text])?.pop()))
                 .await
-                .map_err(|e| Error::Task(e.to_string()))?;
+                .map_err(|e| crate::Error::Task(e.to_string()))?;
         }
         let _ = text;
         Ok(None)
@@ -215,7 +215,7 @@ impl MemoryStore {
                     )?;
                     let rows: Vec<(String, Vec<f32>)> = stmt
                         .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))?
-                        .map(|row| row.map(|(k, b)| (k, crate::index::vectors::from_blob(&b))))
+                        .map(|row| row.map(|(k, b)| (k, crate::index::from_blob(&b))))
                         .collect::<rusqlite::Result<_>>()?;
                     let mut out = Vec::new();
                     for (i, (ka, va)) in rows.iter().enumerate() {

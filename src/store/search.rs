@@ -36,14 +36,32 @@ impl MemoryStore {
             tracing::warn!("vectors off: no embedding model (`memstr model install`); searching with words and lifecycle signals only");
         }
         let query_vec = vector_hits.as_ref().map(|(v, _)| v.clone());
-        let vids: Vec<(i64, f32)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
+        let nearest: Vec<(i64, f64)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
         let strengthen = query.strengthen;
         let graph = if weights.graph > 0.0 && weights.graph_seeds > 0 { Some(self.graph().await?) } else { None };
         let hits = self
             .read(move |conn, inner| {
                 let now = inner.clock.now();
-                let ctx = Ctx { inner, graph: graph.as_deref(), now };
-                let cands = candidates(conn, &ctx, &query, &weights, &vids, query_vec.as_deref())?;
+                // Cosines come from the index's int8 points, in memory: reading candidates'
+                // f32 vectors from SQLite cost more than the rest of a search at 100k.
+                #[cfg(feature = "vectors")]
+                let index = match (&inner.vectors, &query_vec) {
+                    (Some(state), Some(qv)) => Some((
+                        state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?,
+                        crate::index::vectors::quantize(qv),
+                    )),
+                    _ => None,
+                };
+                let cosine_of = |rid: i64| -> Option<f64> {
+                    #[cfg(feature = "vectors")]
+                    if let Some((index, q)) = &index {
+                        return index.cosine_of(rid, q).map(f64::from);
+                    }
+                    let _ = rid;
+                    None
+                };
+                let ctx = Ctx { inner, graph: graph.as_deref(), now, cosine_of: &cosine_of };
+                let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
                 Ok(fuse(cands, &weights, limit))
             })
             .await?;
@@ -62,8 +80,8 @@ impl MemoryStore {
         Ok(hits)
     }
 
-    /// The query's vector and its nearest points `(vid, cosine)`, when vectors are on.
-    async fn vector_candidates(&self, text: &str, pool: usize) -> Result<Option<(Vec<f32>, Vec<(i64, f32)>)>> {
+    /// The query's vector and the records nearest it `(rid, cosine)`, when vectors are on.
+    async fn vector_candidates(&self, text: &str, pool: usize) -> Result<Option<(Vec<f32>, Vec<(i64, f64)>)>> {
         #[cfg(feature = "vectors")]
         if let Some(state) = self.inner.vectors.clone() {
             self.index_pending().await?;
@@ -71,8 +89,7 @@ impl MemoryStore {
             return tokio::task::spawn_blocking(move || {
                 let q = state.embedder.embed(&[&text])?.pop().unwrap_or_default();
                 let index = state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?;
-                // Old versions' points come back too and are skipped: ask for a few more.
-                let hits = index.search(&q, pool + pool / 4);
+                let hits = index.search(&q, pool).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
                 Ok(Some((q, hits)))
             })
             .await
@@ -111,20 +128,15 @@ fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTre
     Ok(())
 }
 
-/// Exact cosine for candidates the vector index did not return.
-fn fill_cosine(conn: &Connection, qv: &[f32], rids: &[i64], cosine: &mut BTreeMap<i64, f64>) -> Result<()> {
-    let wanted: Vec<i64> = rids.iter().copied().filter(|r| !cosine.contains_key(r)).collect();
-    for chunk in wanted.chunks(500) {
-        let list = chunk.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-        let mut stmt = conn.prepare(&format!("SELECT rid, vec FROM vectors WHERE rid IN ({list})"))?;
-        let found = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
-        for row in found {
-            let (rid, blob) = row?;
-            let v = crate::index::vectors::from_blob(&blob);
-            cosine.insert(rid, search::dot(&v, qv));
+/// Cosines for candidates the vector index did not return.
+fn fill_cosine(ctx: &Ctx, rids: &[i64], cosine: &mut BTreeMap<i64, f64>) {
+    for rid in rids {
+        if !cosine.contains_key(rid) {
+            if let Some(c) = (ctx.cosine_of)(*rid) {
+                cosine.insert(*rid, c);
+            }
         }
     }
-    Ok(())
 }
 
 /// A term in more documents than this (and 2% of them) is dropped from the FTS5 query
@@ -191,11 +203,13 @@ fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<Stri
     Ok(terms.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, t)| t).collect())
 }
 
-/// What ranking needs besides the query: the decay policy, the graph, the time.
+/// What ranking needs besides the query: the decay policy, the graph, the time, and
+/// the cosine of a record's vector with the query's.
 struct Ctx<'a> {
     inner: &'a super::Inner,
     graph: Option<&'a crate::lifecycle::graph::KnowledgeGraph>,
     now: f64,
+    cosine_of: &'a dyn Fn(i64) -> Option<f64>,
 }
 
 fn candidates(
@@ -203,8 +217,8 @@ fn candidates(
     ctx: &Ctx,
     q: &SearchQuery,
     w: &Weights,
-    vids: &[(i64, f32)],
-    query_vec: Option<&[f32]>,
+    nearest: &[(i64, f64)],
+    has_query_vec: bool,
 ) -> Result<Vec<Candidate>> {
     let now = ctx.now;
     let live = |p: &PersonaMemory| super::lifecycle::live_state(ctx.inner, p, now);
@@ -244,44 +258,28 @@ fn candidates(
     let mut bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
     let mut cosine: BTreeMap<i64, f64> = BTreeMap::new();
     let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&search::Kind::Journal);
-    if let (Some(qv), Some(list), false) = (query_vec, &kinds, journal_wanted) {
-        // Without the journal the wanted kinds are few (persona and flat memories): an
-        // exact scan of their vectors, where the shared index could return none of them.
-        let mut stmt = conn.prepare_cached(&format!(
-            "SELECT v.rid, v.vec FROM vectors v JOIN records r ON r.rid = v.rid WHERE r.deleted = 0 AND r.kind IN ({list})"
-        ))?;
+    if let (true, Some(list), false) = (has_query_vec, &kinds, journal_wanted) {
+        // Without the journal the wanted kinds are few (persona and flat memories): all
+        // of their vectors are compared, where the shared index could return none of them.
+        let mut stmt =
+            conn.prepare_cached(&format!("SELECT rid FROM records WHERE deleted = 0 AND kind IN ({list})"))?;
         let mut all: Vec<(i64, f64)> = Vec::new();
-        for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))? {
-            let (rid, blob) = row?;
-            all.push((rid, search::dot(&crate::index::vectors::from_blob(&blob), qv)));
+        for rid in stmt.query_map([], |r| r.get::<_, i64>(0))? {
+            let rid = rid?;
+            if let Some(c) = (ctx.cosine_of)(rid) {
+                all.push((rid, c));
+            }
         }
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         cosine.extend(all.into_iter().take(w.pool));
-    } else if let (false, Some(qv)) = (vids.is_empty(), query_vec) {
-        // The index ranks by its int8 points; each hit's cosine is recomputed exactly.
-        // Points of old versions are gone from the table and drop out here.
-        let list = vids.iter().map(|(vid, _)| vid.to_string()).collect::<Vec<_>>().join(",");
-        let mut stmt = conn.prepare(&format!("SELECT vid, rid, vec FROM vectors WHERE vid IN ({list})"))?;
-        let mut by_vid: std::collections::HashMap<i64, (i64, f64)> = std::collections::HashMap::new();
-        for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?)))? {
-            let (vid, rid, blob) = row?;
-            let v = crate::index::vectors::from_blob(&blob);
-            by_vid.insert(vid, (rid, search::dot(&v, qv)));
-        }
-        for (vid, _) in vids {
-            if let Some((rid, cos)) = by_vid.get(vid) {
-                cosine.entry(*rid).or_insert(*cos);
-                if cosine.len() >= w.pool {
-                    break;
-                }
-            }
-        }
+    } else {
+        cosine.extend(nearest.iter().take(w.pool).copied());
     }
     let mut rows: BTreeMap<i64, Row> = BTreeMap::new();
     load_rows(conn, bm25.keys().chain(cosine.keys()).copied(), &mut rows)?;
-    if let Some(qv) = query_vec {
+    if has_query_vec {
         let rids: Vec<i64> = rows.keys().copied().collect();
-        fill_cosine(conn, qv, &rids, &mut cosine)?;
+        fill_cosine(ctx, &rids, &mut cosine);
     }
     // Normalise BM25 by the best of the first pool, so later additions compare alike.
     let best_bm25 = bm25.values().copied().fold(0.0f64, f64::max);
@@ -289,7 +287,7 @@ fn candidates(
         let lexical = if best_bm25 > 0.0 { bm25.get(&rid).copied().unwrap_or(0.0) / best_bm25 } else { 0.0 };
         match cosine.get(&rid) {
             Some(cos) => w.lexical_share * lexical + (1.0 - w.lexical_share) * cos,
-            None if query_vec.is_some() => w.lexical_share * lexical,
+            None if has_query_vec => w.lexical_share * lexical,
             None => lexical,
         }
     };
@@ -318,8 +316,8 @@ fn candidates(
         }
         if !added.is_empty() {
             load_rows(conn, added.iter().copied(), &mut rows)?;
-            if let Some(qv) = query_vec {
-                fill_cosine(conn, qv, &added, &mut cosine)?;
+            if has_query_vec {
+                fill_cosine(ctx, &added, &mut cosine);
             }
             for rid in &added {
                 if let Some(score) = lexical_all.get(rid) {
@@ -352,8 +350,8 @@ fn candidates(
                 }
             }
             load_rows(conn, added.iter().copied(), &mut rows)?;
-            if let Some(qv) = query_vec {
-                fill_cosine(conn, qv, &added, &mut cosine)?;
+            if has_query_vec {
+                fill_cosine(ctx, &added, &mut cosine);
             }
             for rid in &added {
                 if let Some(score) = lexical_all.get(rid) {

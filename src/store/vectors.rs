@@ -125,15 +125,16 @@ fn load_or_build(
         }
     };
     // Streamed from SQLite into the graph: a rebuild never holds every f32 vector at once.
-    let mut stmt = conn.prepare("SELECT vid, vec FROM vectors WHERE vid > ?1 AND model = ?2 ORDER BY vid")?;
-    let rows =
-        stmt.query_map(rusqlite::params![since, model], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Vec<u8>>(1)?)))?;
+    let mut stmt = conn.prepare("SELECT vid, rid, vec FROM vectors WHERE vid > ?1 AND model = ?2 ORDER BY vid")?;
+    let rows = stmt.query_map(rusqlite::params![since, model], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?))
+    })?;
     let mut added = 0;
     for row in rows {
-        let (vid, blob) = row?;
+        let (vid, rid, blob) = row?;
         let v = from_blob(&blob);
         if v.len() == dims {
-            index.insert(vid, &v);
+            index.insert(vid, rid, &v);
             added += 1;
         }
     }
@@ -249,7 +250,7 @@ impl MemoryStore {
                 })
                 .collect();
             let model = model.clone();
-            let stored: Vec<(i64, Vec<f32>)> = self
+            let stored: Vec<(i64, i64, Vec<f32>)> = self
                 .write(move |tx, inner| {
                     let mut stored = Vec::new();
                     for (p, (v, fresh)) in batch.iter().zip(vectors) {
@@ -284,7 +285,7 @@ impl MemoryStore {
                                 Payload::Embed(e),
                             )?;
                         }
-                        stored.push((vid, v));
+                        stored.push((vid, p.rid, v));
                     }
                     Ok(stored)
                 })
@@ -296,7 +297,8 @@ impl MemoryStore {
                 let mut index = target.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
                 // Points the loader already took from SQLite are not inserted twice.
                 let covered = index.max_vid();
-                let stored: Vec<(i64, Vec<f32>)> = stored.into_iter().filter(|(vid, _)| *vid > covered).collect();
+                let stored: Vec<(i64, i64, Vec<f32>)> =
+                    stored.into_iter().filter(|(vid, _, _)| *vid > covered).collect();
                 index.insert_many(&stored);
                 Ok(stored.len())
             })
