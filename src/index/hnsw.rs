@@ -25,6 +25,12 @@ const NONE: u32 = u32::MAX;
 /// Highest level a node can get (levels above 15 would need ~M^16 points).
 const MAX_LEVEL: u8 = 15;
 const MAGIC: &[u8; 8] = b"MSHNSW01";
+/// Magic, five u64s, the entry point (u32), the top level (u8), the generator state (u64).
+const HEADER_LEN: u64 = 8 + 5 * 8 + 4 + 1 + 8;
+/// Bounds a saved header must respect (far above any real model or setting).
+const MAX_DIMS: u64 = 1 << 16;
+const MAX_M: u64 = 1 << 10;
+const MAX_EF: u64 = 1 << 16;
 
 /// Integer dot product of two int8 vectors. Products fit in `i16` (components are clamped
 /// to ±127), which lets the compiler use the widening multiply-add instructions.
@@ -255,8 +261,10 @@ impl Hnsw {
     }
 
     /// The paper's neighbour heuristic: walking the candidates from the nearest, keep one
-    /// only if it is nearer the new node than to every one already kept, so links spread
-    /// in different directions instead of piling into one cluster. When that keeps fewer
+    /// only if it is no nearer to any one already kept than to the new node, so links
+    /// spread in different directions instead of piling into one cluster. A tie is kept,
+    /// unless the two are copies of one vector: otherwise copies filled every list near
+    /// them, and nodes inserted after them became unreachable (a regression test below). When that keeps fewer
     /// than `width`, the nearest of the rest fill the gap: a sparse node is better served
     /// by a redundant link than by none.
     fn select(&self, candidates: &[(i32, u32)], width: usize) -> Vec<u32> {
@@ -267,7 +275,11 @@ impl Hnsw {
                 break;
             }
             let vc = self.vector(c);
-            if kept.iter().all(|k| dot_i8(vc, self.vector(*k)) < s) {
+            if kept.iter().all(|k| {
+                let vk = self.vector(*k);
+                let d = dot_i8(vc, vk);
+                d < s || (d == s && vc != vk)
+            }) {
                 kept.push(c);
             } else {
                 skipped.push(c);
@@ -391,9 +403,10 @@ impl Hnsw {
         Ok(())
     }
 
-    /// Reads a graph written by [`Hnsw::write_to`], checking that every link and offset
-    /// is in range, so a damaged file is an error rather than a panic later.
-    pub fn read_from(r: &mut impl Read) -> std::io::Result<Self> {
+    /// Reads a graph written by [`Hnsw::write_to`] from a file of `file_len` bytes, checking
+    /// the header against that length before allocating anything and every link and
+    /// offset after, so a damaged file is an error rather than a panic or an abort later.
+    pub fn read_from(r: &mut impl Read, file_len: u64) -> std::io::Result<Self> {
         let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("HNSW file: {what}"));
         let mut magic = [0u8; 8];
         r.read_exact(&mut magic)?;
@@ -406,10 +419,22 @@ impl Hnsw {
             r.read_exact(&mut b)?;
             *x = u64::from_le_bytes(b);
         }
-        let [dims, m, efc, n, upper_len] = u64s.map(|x| x as usize);
-        if dims == 0 || m < 2 || n >= NONE as usize || upper_len >= NONE as usize {
+        let [dims, m, efc, n, upper_len] = u64s;
+        let fits = (1..=MAX_DIMS).contains(&dims)
+            && (2..=MAX_M).contains(&m)
+            && (m..=MAX_EF).contains(&efc)
+            && n < u64::from(NONE)
+            && upper_len < u64::from(NONE);
+        if !fits {
             return Err(bad("header out of range"));
         }
+        // All factors are bounded above, so none of this overflows a u64.
+        let expected = HEADER_LEN + n * (8 + 1 + dims + 2 * m * 4 + 4) + upper_len * 4;
+        if expected != file_len {
+            return Err(bad("length does not match the header (truncated or damaged)"));
+        }
+        let size = |x: u64| usize::try_from(x).map_err(|_| bad("too large for this machine"));
+        let (dims, m, efc, n, upper_len) = (size(dims)?, size(m)?, size(efc)?, size(n)?, size(upper_len)?);
         let mut b4 = [0u8; 4];
         r.read_exact(&mut b4)?;
         let entry = u32::from_le_bytes(b4);
@@ -446,6 +471,13 @@ impl Hnsw {
     /// The structural invariants search relies on.
     fn check(&self) -> Result<(), &'static str> {
         let n = self.len();
+        let sizes = self.levels.len() == n
+            && self.upper_at.len() == n
+            && self.vectors.len() == n * self.dims
+            && self.layer0.len() == n * 2 * self.m;
+        if !sizes || self.top > MAX_LEVEL {
+            return Err("array sizes");
+        }
         if n == 0 {
             return if self.entry == NONE { Ok(()) } else { Err("entry point in an empty graph") };
         }
@@ -552,7 +584,7 @@ mod tests {
         }
         let mut bytes = Vec::new();
         g.write_to(&mut bytes).unwrap();
-        let mut back = Hnsw::read_from(&mut bytes.as_slice()).unwrap();
+        let mut back = Hnsw::read_from(&mut bytes.as_slice(), bytes.len() as u64).unwrap();
         assert_eq!(back.len(), 1_000);
         assert_eq!(back.search(&points[5], 5, 32), g.search(&points[5], 5, 32));
         // Both continue identically: the level generator's state was saved too.
@@ -573,14 +605,42 @@ mod tests {
         }
         let mut bytes = Vec::new();
         g.write_to(&mut bytes).unwrap();
-        assert!(Hnsw::read_from(&mut &bytes[..bytes.len() - 3]).is_err(), "truncated");
-        assert!(Hnsw::read_from(&mut &b"NOTHNSW!"[..]).is_err(), "magic");
+        let read = |b: &[u8]| Hnsw::read_from(&mut &b[..], b.len() as u64);
+        assert!(read(&bytes).is_ok());
+        assert!(read(&bytes[..bytes.len() - 3]).is_err(), "truncated");
+        assert!(Hnsw::read_from(&mut &bytes[..bytes.len() - 3], bytes.len() as u64).is_err(), "short read");
+        assert!(read(b"NOTHNSW!").is_err(), "magic");
         // A link pointing past the last node (the layer0 array starts after the vectors).
-        let layer0_at = 8 + 5 * 8 + 4 + 1 + 8 + 200 * 8 + 200 + 200 * 8;
+        let layer0_at = HEADER_LEN as usize + 200 * 8 + 200 + 200 * 8;
         let mut bad = bytes.clone();
         bad[layer0_at..layer0_at + 4].copy_from_slice(&5_000u32.to_le_bytes());
-        let err = Hnsw::read_from(&mut bad.as_slice()).unwrap_err();
+        let err = read(&bad).unwrap_err();
         assert!(err.to_string().contains("link out of range"), "{err}");
+        // Header fields that would overflow sizes or ask for absurd allocations
+        // (offsets: dims 8, m 16, ef 24, n 32) are refused before anything is allocated.
+        for (at, value) in [(8, u64::MAX), (16, 1u64 << 62), (24, u64::MAX), (24, 0), (32, (1u64 << 32) - 2)] {
+            let mut bad = bytes.clone();
+            bad[at..at + 8].copy_from_slice(&value.to_le_bytes());
+            let err = read(&bad).unwrap_err();
+            assert!(err.to_string().contains("HNSW file"), "{at}: {err}");
+        }
+    }
+
+    #[test]
+    fn copies_of_one_vector_do_not_hide_the_nodes_inserted_after_them() {
+        let points = random_points(60, 16, 21);
+        let mut g = Hnsw::new(16, 4, 32, 3);
+        for i in 0..40 {
+            g.insert(i, &points[0]);
+        }
+        for (i, p) in points[1..].iter().enumerate() {
+            g.insert(100 + i as i64, p);
+        }
+        // Every distinct point is found from the copies' side of the graph.
+        let found: Vec<i64> = g.search(&points[0], 99, 99).into_iter().map(|(id, _)| id).collect();
+        for i in 0..59 {
+            assert!(found.contains(&(100 + i)), "point {i} unreachable: {found:?}");
+        }
     }
 
     #[test]

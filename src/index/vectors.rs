@@ -64,9 +64,12 @@ pub struct VectorIndex {
     hnsw: Hnsw,
     /// The record of each point, by node number.
     rids: Vec<i64>,
-    /// Each record's newest point: the only one search answers with (older ones are
-    /// earlier versions of its text).
+    /// Each record's current point: the only one search answers with (older ones are
+    /// earlier versions of its text; deleted records have none). [`VectorIndex::reconcile`]
+    /// sets it from SQLite's `vectors` table.
     newest: HashMap<i64, u32>,
+    /// The node of each vid.
+    by_vid: HashMap<i64, u32>,
     model: String,
     max_vid: i64,
 }
@@ -99,6 +102,7 @@ impl VectorIndex {
             hnsw,
             rids: Vec::with_capacity(capacity),
             newest: HashMap::with_capacity(capacity),
+            by_vid: HashMap::with_capacity(capacity),
             model: model.to_string(),
             max_vid: 0,
         }
@@ -119,7 +123,7 @@ impl VectorIndex {
 
     /// Bytes of memory the index holds (the graph, and the record of each point).
     pub fn heap_bytes(&self) -> usize {
-        self.hnsw.heap_bytes() + self.rids.capacity() * 8 + self.newest.capacity() * 16
+        self.hnsw.heap_bytes() + self.rids.capacity() * 8 + (self.newest.capacity() + self.by_vid.capacity()) * 16
     }
 
     /// Largest vid inserted.
@@ -134,6 +138,7 @@ impl VectorIndex {
         self.hnsw.insert(vid, &quantize(vector));
         self.rids.push(rid);
         self.newest.insert(rid, node);
+        self.by_vid.insert(vid, node);
         self.max_vid = self.max_vid.max(vid);
     }
 
@@ -145,25 +150,57 @@ impl VectorIndex {
         }
     }
 
-    /// The `k` records whose current vectors are nearest `query`, best first. Points of
-    /// older versions are passed over (a few more are searched to make up for them).
-    pub fn search(&self, query: &[f32], k: usize) -> Vec<VectorHit> {
-        if self.points() == 0 || k == 0 {
-            return Vec::new();
-        }
-        let want = k + k / 4;
-        let ef = (want * 2).max(64);
-        let mut out = Vec::with_capacity(k);
-        for (node, dot) in self.hnsw.search_nodes(&quantize(query), want, ef) {
-            let rid = self.rids[node as usize];
-            if self.newest.get(&rid) == Some(&node) {
-                out.push(VectorHit { vid: self.hnsw.id(node), rid, cosine: dot as f32 / (Q * Q) });
-                if out.len() == k {
-                    break;
+    /// Whether point `vid` is in the graph.
+    pub fn contains_vid(&self, vid: i64) -> bool {
+        self.by_vid.contains_key(&vid)
+    }
+
+    /// Makes each record's current point the one SQLite's `vectors` table names, given all
+    /// of its `(rid, vid)` rows, and forgets records without a row (deleted). Returns the
+    /// vids the graph lacks (to insert from SQLite): points written but never inserted, or
+    /// a saved graph older than the database or from another copy of it.
+    pub fn reconcile(&mut self, current: &[(i64, i64)]) -> Vec<i64> {
+        let mut newest = HashMap::with_capacity(current.len());
+        let mut missing = Vec::new();
+        for &(rid, vid) in current {
+            match self.by_vid.get(&vid) {
+                Some(&node) if self.rids[node as usize] == rid => {
+                    newest.insert(rid, node);
                 }
+                _ => missing.push(vid),
             }
         }
-        out
+        self.newest = newest;
+        missing
+    }
+
+    /// The `k` records whose current vectors are nearest `query`, best first. Points of
+    /// older versions are passed over; the search widens until it has `k` or has looked
+    /// at every point.
+    pub fn search(&self, query: &[f32], k: usize) -> Vec<VectorHit> {
+        let points = self.points();
+        if points == 0 || k == 0 {
+            return Vec::new();
+        }
+        let q = quantize(query);
+        let mut want = (k + k / 4).min(points);
+        loop {
+            let ef = (want * 2).max(64).min(points.max(want));
+            let mut out = Vec::with_capacity(k);
+            for (node, dot) in self.hnsw.search_nodes(&q, want, ef) {
+                let rid = self.rids[node as usize];
+                if self.newest.get(&rid) == Some(&node) {
+                    out.push(VectorHit { vid: self.hnsw.id(node), rid, cosine: dot as f32 / (Q * Q) });
+                    if out.len() == k {
+                        return out;
+                    }
+                }
+            }
+            if want >= points {
+                return out;
+            }
+            want = (want * 2).min(points);
+        }
     }
 
     /// The cosine between `query` (its int8 form, [`quantize`]) and record `rid`'s current
@@ -216,7 +253,8 @@ impl VectorIndex {
             return None;
         }
         let file = std::fs::File::open(dir.join(GRAPH_FILE)).ok()?;
-        let hnsw = match Hnsw::read_from(&mut BufReader::with_capacity(1 << 20, file)) {
+        let len = file.metadata().ok()?.len();
+        let hnsw = match Hnsw::read_from(&mut BufReader::with_capacity(1 << 20, file), len) {
             Ok(h) => h,
             Err(e) => {
                 tracing::warn!("vector index in {} not loaded, rebuilding: {e}", dir.display());
@@ -233,9 +271,10 @@ impl VectorIndex {
         }
         let rids: Vec<i64> =
             bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
-        // Later nodes are newer versions.
+        // Later nodes are newer versions; `reconcile` corrects this against SQLite.
         let newest: HashMap<i64, u32> = rids.iter().enumerate().map(|(node, rid)| (*rid, node as u32)).collect();
-        Some(VectorIndex { hnsw, rids, newest, model: model.to_string(), max_vid: meta.max_vid })
+        let by_vid: HashMap<i64, u32> = (0..hnsw.len() as u32).map(|node| (hnsw.id(node), node)).collect();
+        Some(VectorIndex { hnsw, rids, newest, by_vid, model: model.to_string(), max_vid: meta.max_vid })
     }
 }
 
@@ -296,6 +335,42 @@ mod tests {
         assert_eq!(hits.iter().filter(|h| h.rid == 500).count(), 1);
         let q = quantize(&unit(3, 32));
         assert!(idx.cosine_of(500, &q).unwrap() > 0.99);
+    }
+
+    #[test]
+    fn reconcile_follows_the_table() {
+        let mut idx = VectorIndex::new("m", 32, 10);
+        idx.insert(1, 500, &unit(1, 32));
+        idx.insert(2, 501, &unit(2, 32));
+        idx.insert(3, 502, &unit(3, 32));
+        // The table says: 500 is deleted, 501 is still at vid 2, 502 moved to vid 9 (written
+        // but never inserted), and vid 3 now belongs to another record (a restored copy).
+        let missing = idx.reconcile(&[(501, 2), (502, 9), (777, 3)]);
+        assert_eq!(missing, [9, 3]);
+        assert!(idx.search(&unit(1, 32), 3).iter().all(|h| h.rid == 501), "only 501 answers until the rest is added");
+        assert_eq!(idx.cosine_of(500, &quantize(&unit(1, 32))), None, "deleted");
+        idx.insert(9, 502, &unit(9, 32));
+        assert_eq!(idx.search(&unit(9, 32), 1)[0].rid, 502);
+    }
+
+    #[test]
+    fn search_widens_past_old_versions() {
+        let mut idx = VectorIndex::new("m", 32, 10);
+        let v = unit(5, 32);
+        // Record 1 re-embedded 40 times (its text edited a little each time: vectors a
+        // little apart), and 10 other records.
+        for vid in 1..=40 {
+            let mut w = v.clone();
+            w[vid as usize % 32] += 0.01 * vid as f32;
+            let n = w.iter().map(|x| x * x).sum::<f32>().sqrt();
+            idx.insert(vid, 1, &w.iter().map(|x| x / n).collect::<Vec<_>>());
+        }
+        for i in 0..10 {
+            idx.insert(100 + i, 200 + i, &unit(1_000 + i as u32, 32));
+        }
+        let hits = idx.search(&v, 5);
+        assert_eq!(hits.len(), 5, "{hits:?}");
+        assert_eq!((hits[0].rid, hits[0].vid), (1, 40));
     }
 
     #[test]

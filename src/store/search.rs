@@ -89,7 +89,9 @@ impl MemoryStore {
             return tokio::task::spawn_blocking(move || {
                 let q = state.embedder.embed(&[&text])?.pop().unwrap_or_default();
                 let index = state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?;
-                let hits = index.search(&q, pool).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
+                // A few more than the pool, for hits of records deleted since the index loaded.
+                let hits =
+                    index.search(&q, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
                 Ok(Some((q, hits)))
             })
             .await
@@ -272,8 +274,15 @@ fn candidates(
         }
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         cosine.extend(all.into_iter().take(w.pool));
-    } else {
-        cosine.extend(nearest.iter().take(w.pool).copied());
+    } else if !nearest.is_empty() {
+        // Records deleted since the index was loaded still have points: pass over them.
+        let list = nearest.iter().map(|(rid, _)| rid.to_string()).collect::<Vec<_>>().join(",");
+        let mut stmt = conn.prepare(&format!(
+            "SELECT rid FROM records WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
+        ))?;
+        let live: std::collections::HashSet<i64> =
+            stmt.query_map([], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<_>>()?;
+        cosine.extend(nearest.iter().filter(|(rid, _)| live.contains(rid)).take(w.pool).copied());
     }
     let mut rows: BTreeMap<i64, Row> = BTreeMap::new();
     load_rows(conn, bm25.keys().chain(cosine.keys()).copied(), &mut rows)?;

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 use super::apply::{embedding_text, text_hash};
 use super::MemoryStore;
@@ -95,8 +95,9 @@ impl VectorState {
     }
 }
 
-/// Loads the saved index, or rebuilds it from SQLite; then adds the vectors written since
-/// it was saved, and saves it when it added any. Runs on the loader thread, with a
+/// Loads the saved index, or rebuilds it from SQLite; then reconciles it with the
+/// `vectors` table (adding what it lacks, forgetting deleted records), and saves it when it
+/// added any point. Runs on the loader thread, with a
 /// read-only connection of its own. Returns the index and the points it could not save.
 fn load_or_build(
     db: &std::path::Path,
@@ -114,31 +115,53 @@ fn load_or_build(
     // Points of old versions stay in the graph (search skips them); once they outnumber
     // the live ones, a rebuild is cheaper than carrying them.
     let saved = VectorIndex::load(dir, model, dims).filter(|idx| idx.points() <= 2 * live + 1_000);
-    let (mut index, since) = match saved {
-        Some(idx) => {
-            let since = idx.max_vid();
-            (idx, since)
-        }
+    let mut index = match saved {
+        Some(idx) => idx,
         None => {
             tracing::info!("building the vector index from {live} stored vectors");
-            (VectorIndex::new(model, dims, live), 0)
+            VectorIndex::new(model, dims, live)
         }
     };
-    // Streamed from SQLite into the graph: a rebuild never holds every f32 vector at once.
-    let mut stmt = conn.prepare("SELECT vid, rid, vec FROM vectors WHERE vid > ?1 AND model = ?2 ORDER BY vid")?;
-    let rows = stmt.query_map(rusqlite::params![since, model], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?))
-    })?;
+    // Which point is each record's, by the table: from the (rid, vid) index, without
+    // reading a vector. (Open already removed other models' vectors.)
+    let mut pairs: Vec<(i64, i64)> = Vec::with_capacity(live);
+    let mut stmt = conn.prepare("SELECT rid, vid FROM vectors")?;
+    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
+        pairs.push(row?);
+    }
+    drop(stmt);
+    let mut missing = index.reconcile(&pairs);
+    drop(pairs);
+    missing.sort_unstable();
+    // The vectors the graph lacks, streamed into it in vid order (a rebuild never holds
+    // every f32 vector at once): one pass over the table when many are missing, point
+    // lookups when few.
     let mut added = 0;
-    for row in rows {
-        let (vid, rid, blob) = row?;
+    let mut add = |vid: i64, rid: i64, blob: Vec<u8>| {
         let v = from_blob(&blob);
         if v.len() == dims {
             index.insert(vid, rid, &v);
             added += 1;
         }
+    };
+    let row = |r: &rusqlite::Row| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?));
+    if missing.len() > 1_000 {
+        let wanted: std::collections::HashSet<i64> = missing.iter().copied().collect();
+        let mut stmt = conn.prepare("SELECT vid, rid, vec FROM vectors WHERE vid >= ?1 ORDER BY vid")?;
+        for r in stmt.query_map([missing[0]], row)? {
+            let (vid, rid, blob) = r?;
+            if wanted.contains(&vid) {
+                add(vid, rid, blob);
+            }
+        }
+    } else {
+        let mut stmt = conn.prepare("SELECT vid, rid, vec FROM vectors WHERE vid = ?1")?;
+        for vid in &missing {
+            if let Some((vid, rid, blob)) = stmt.query_row([vid], row).optional()? {
+                add(vid, rid, blob);
+            }
+        }
     }
-    drop(stmt);
     let unsaved = if added > 0 {
         match index.save(dir) {
             Ok(()) => 0,
@@ -249,8 +272,16 @@ impl MemoryStore {
                     None => (computed.next().unwrap_or_default(), true),
                 })
                 .collect();
+            // A model that answers fewer vectors, or vectors of another length, is an
+            // error before anything is stored.
+            if let Some((v, _)) = vectors.iter().find(|(v, _)| v.len() != dims) {
+                return Err(Error::Model(format!(
+                    "embedder {model} returned a vector of {} dimensions, expected {dims}",
+                    v.len()
+                )));
+            }
             let model = model.clone();
-            let stored: Vec<(i64, i64, Vec<f32>)> = self
+            let stored: usize = self
                 .write(move |tx, inner| {
                     let mut stored = Vec::new();
                     for (p, (v, fresh)) in batch.iter().zip(vectors) {
@@ -287,24 +318,25 @@ impl MemoryStore {
                         }
                         stored.push((vid, p.rid, v));
                     }
-                    Ok(stored)
+                    // Into the index in the same blocking task as the rows: a search
+                    // cancelled between the two would otherwise leave vectors in SQLite that
+                    // the index lacks until the next open.
+                    if let Some(state) = &inner.vectors {
+                        let mut index =
+                            state.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+                        let mut inserted = 0;
+                        for (vid, rid, v) in &stored {
+                            if !index.contains_vid(*vid) {
+                                index.insert(*vid, *rid, v);
+                                inserted += 1;
+                            }
+                        }
+                        state.unsaved.fetch_add(inserted, std::sync::atomic::Ordering::SeqCst);
+                    }
+                    Ok(stored.len())
                 })
                 .await?;
-            total += stored.len();
-            // Inserting is CPU work under the index's write lock: off the async threads.
-            let target = state.clone();
-            let inserted = tokio::task::spawn_blocking(move || -> Result<usize> {
-                let mut index = target.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
-                // Points the loader already took from SQLite are not inserted twice.
-                let covered = index.max_vid();
-                let stored: Vec<(i64, i64, Vec<f32>)> =
-                    stored.into_iter().filter(|(vid, _, _)| *vid > covered).collect();
-                index.insert_many(&stored);
-                Ok(stored.len())
-            })
-            .await
-            .map_err(|e| Error::Task(e.to_string()))??;
-            state.unsaved.fetch_add(inserted, std::sync::atomic::Ordering::SeqCst);
+            total += stored;
         }
     }
 
