@@ -152,7 +152,7 @@ const MIN_TERMS: usize = 2;
 /// with the rows a query matches, not with the results wanted: a budget bounds it on any
 /// corpus. The terms left out are the commonest, the least informative by IDF; vector
 /// similarity still sees the whole query.
-const POSTING_BUDGET: u64 = 6_000;
+const POSTING_BUDGET: u64 = 3_000;
 
 /// `terms` without the very common ones (see [`COMMON_DOCS`] and [`POSTING_BUDGET`]), in
 /// their order. Document
@@ -260,7 +260,8 @@ fn candidates(
     let mut bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
     let mut cosine: BTreeMap<i64, f64> = BTreeMap::new();
     let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&search::Kind::Journal);
-    if let (true, Some(list), false) = (has_query_vec, &kinds, journal_wanted) {
+    let scan_kinds = has_query_vec && kinds.is_some() && !journal_wanted;
+    if let (true, Some(list)) = (scan_kinds, &kinds) {
         // Without the journal the wanted kinds are few (persona and flat memories): all
         // of their vectors are compared, where the shared index could return none of them.
         let mut stmt =
@@ -274,17 +275,15 @@ fn candidates(
         }
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         cosine.extend(all.into_iter().take(w.pool));
-    } else if !nearest.is_empty() {
-        // Records deleted since the index was loaded still have points: pass over them.
-        let list = nearest.iter().map(|(rid, _)| rid.to_string()).collect::<Vec<_>>().join(",");
-        let mut stmt = conn.prepare(&format!(
-            "SELECT rid FROM records WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
-        ))?;
-        let live: std::collections::HashSet<i64> =
-            stmt.query_map([], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<_>>()?;
-        cosine.extend(nearest.iter().filter(|(rid, _)| live.contains(rid)).take(w.pool).copied());
     }
     let mut rows: BTreeMap<i64, Row> = BTreeMap::new();
+    if !scan_kinds && !nearest.is_empty() {
+        // Records deleted since the index was loaded still have points: only rows that
+        // load count, and the pool's worth of them are kept.
+        load_rows(conn, nearest.iter().map(|(rid, _)| *rid), &mut rows)?;
+        cosine.extend(nearest.iter().filter(|(rid, _)| rows.contains_key(rid)).take(w.pool).copied());
+        rows.retain(|rid, _| cosine.contains_key(rid));
+    }
     load_rows(conn, bm25.keys().chain(cosine.keys()).copied(), &mut rows)?;
     if has_query_vec {
         let rids: Vec<i64> = rows.keys().copied().collect();
