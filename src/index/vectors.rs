@@ -17,8 +17,8 @@ pub use super::{from_blob, to_blob};
 use crate::error::{Error, Result};
 
 /// Links per node (twice as many on the bottom layer). At 8, the first 125 hits still
-/// hold 99-100% of the exact top 10 at 100k memories (examples/search_bench.rs; search
-/// recomputes exact cosines for them), and the bottom layer costs 64 bytes a point.
+/// hold all of the exact top 10 at 100k memories (examples/search_bench.rs), and the
+/// bottom layer costs 64 bytes a point.
 const MAX_CONNECTIONS: usize = 8;
 /// Breadth of the search while inserting.
 const EF_CONSTRUCTION: usize = 100;

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::MemoryStore;
 use crate::error::Result;
@@ -130,7 +130,7 @@ fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTre
     Ok(())
 }
 
-/// Cosines for candidates the vector index did not return.
+/// Cosines for candidates the vector index did not return (none without a query vector).
 fn fill_cosine(ctx: &Ctx, rids: &[i64], cosine: &mut BTreeMap<i64, f64>) {
     for rid in rids {
         if !cosine.contains_key(rid) {
@@ -139,6 +139,30 @@ fn fill_cosine(ctx: &Ctx, rids: &[i64], cosine: &mut BTreeMap<i64, f64>) {
             }
         }
     }
+}
+
+/// Candidates found after the pools (episode neighbours, graph neighbours): their rows,
+/// their cosines, and the BM25 score the one FTS5 pass gave them, if it matched them.
+fn join_candidates(
+    conn: &Connection,
+    ctx: &Ctx,
+    added: &[i64],
+    lexical_all: &std::collections::HashMap<i64, f64>,
+    rows: &mut BTreeMap<i64, Row>,
+    cosine: &mut BTreeMap<i64, f64>,
+    bm25: &mut BTreeMap<i64, f64>,
+) -> Result<()> {
+    if added.is_empty() {
+        return Ok(());
+    }
+    load_rows(conn, added.iter().copied(), rows)?;
+    fill_cosine(ctx, added, cosine);
+    for rid in added {
+        if let Some(score) = lexical_all.get(rid) {
+            bm25.insert(*rid, *score);
+        }
+    }
+    Ok(())
 }
 
 /// A term in more documents than this (and 2% of them) is dropped from the FTS5 query
@@ -285,10 +309,8 @@ fn candidates(
         rows.retain(|rid, _| cosine.contains_key(rid));
     }
     load_rows(conn, bm25.keys().chain(cosine.keys()).copied(), &mut rows)?;
-    if has_query_vec {
-        let rids: Vec<i64> = rows.keys().copied().collect();
-        fill_cosine(ctx, &rids, &mut cosine);
-    }
+    let rids: Vec<i64> = rows.keys().copied().collect();
+    fill_cosine(ctx, &rids, &mut cosine);
     // Normalise BM25 by the best of the first pool, so later additions compare alike.
     let best_bm25 = bm25.values().copied().fold(0.0f64, f64::max);
     let matching = |rid: i64, bm25: &BTreeMap<i64, f64>, cosine: &BTreeMap<i64, f64>| -> f64 {
@@ -322,17 +344,7 @@ fn candidates(
                 }
             }
         }
-        if !added.is_empty() {
-            load_rows(conn, added.iter().copied(), &mut rows)?;
-            if has_query_vec {
-                fill_cosine(ctx, &added, &mut cosine);
-            }
-            for rid in &added {
-                if let Some(score) = lexical_all.get(rid) {
-                    bm25.insert(*rid, *score);
-                }
-            }
-        }
+        join_candidates(conn, ctx, &added, &lexical_all, &mut rows, &mut cosine, &mut bm25)?;
     }
 
     // Graph: activation spreads from the strongest matches; the memories it reaches most
@@ -353,19 +365,11 @@ fn candidates(
             let mut stmt = conn.prepare_cached("SELECT rid FROM records WHERE path = ?1 AND deleted = 0")?;
             let mut added = Vec::new();
             for (path, _) in extra.into_iter().take(GRAPH_EXTRA) {
-                if let Ok(rid) = stmt.query_row([path], |r| r.get::<_, i64>(0)) {
+                if let Some(rid) = stmt.query_row([path], |r| r.get::<_, i64>(0)).optional()? {
                     added.push(rid);
                 }
             }
-            load_rows(conn, added.iter().copied(), &mut rows)?;
-            if has_query_vec {
-                fill_cosine(ctx, &added, &mut cosine);
-            }
-            for rid in &added {
-                if let Some(score) = lexical_all.get(rid) {
-                    bm25.insert(*rid, *score);
-                }
-            }
+            join_candidates(conn, ctx, &added, &lexical_all, &mut rows, &mut cosine, &mut bm25)?;
         }
     }
 
