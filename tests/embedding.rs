@@ -3,25 +3,13 @@
 
 mod support;
 
-use memstr::index::{default_runtime, Embedder, OnnxEmbedder, DEFAULT_MODEL};
+use memstr::index::{Embedder, OnnxEmbedder};
 
 /// ../shared/bench/locomo-dev/README.md: the first 8 dims of the reference embedding.
 const REFERENCE: [f32; 8] = [0.041831, 0.058665, 0.051349, 0.075391, 0.025781, -0.037471, 0.000152, -0.060606];
 
 fn embedder() -> OnnxEmbedder {
-    let dir = support::model_dir();
-    OnnxEmbedder::load(&default_runtime_near(&dir), &dir, DEFAULT_MODEL).unwrap()
-}
-
-/// The runtime fetch.sh installed beside the model (same cache directory).
-fn default_runtime_near(model_dir: &std::path::Path) -> std::path::PathBuf {
-    let cache = model_dir.parent().and_then(|p| p.parent()).unwrap();
-    let lib = cache.join("onnxruntime").join("libonnxruntime.so");
-    if lib.exists() {
-        lib
-    } else {
-        default_runtime()
-    }
+    support::onnx_embedder()
 }
 
 #[test]
@@ -94,7 +82,7 @@ fn int8_points_keep_the_models_cosines() {
 }
 
 #[test]
-fn two_embedders_load_at_once_in_one_process() {
+fn several_embedders_load_at_once_in_one_process() {
     let threads: Vec<_> = (0..4).map(|_| std::thread::spawn(embedder)).collect();
     let all: Vec<OnnxEmbedder> = threads.into_iter().map(|t| t.join().unwrap()).collect();
     let v: Vec<Vec<f32>> = all.iter().map(|e| e.embed(&["same text"]).unwrap().remove(0)).collect();

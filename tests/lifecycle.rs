@@ -432,9 +432,7 @@ async fn gate_supersedes_the_issue_correction_without_a_model() {
 #[tokio::test]
 async fn gate_with_a_model_compares_memories_written_since_the_last_search() {
     let dir = tempfile::tempdir().unwrap();
-    let rt_dir = model_dir();
-    let runtime = rt_dir.parent().unwrap().parent().unwrap().join("onnxruntime/libonnxruntime.so");
-    let e = memstr::index::OnnxEmbedder::load(&runtime, &rt_dir, memstr::index::DEFAULT_MODEL).unwrap();
+    let e = onnx_embedder();
     let clock = Arc::new(ManualClock::new(T0));
     let options = StoreOptions::default().clock(clock).lifecycle(quiet()).embedder(Arc::new(e));
     let store = MemoryStore::open(dir.path().join("memstr.db"), test_identity(), options).await.unwrap();

@@ -5,7 +5,7 @@ mod support;
 
 use std::sync::Arc;
 
-use memstr::index::{Embedder, OnnxEmbedder, DEFAULT_MODEL};
+use memstr::index::{Embedder, OnnxEmbedder};
 use memstr::search::{Kind, SearchQuery};
 use memstr::{Found, ManualClock, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
 use support::*;
@@ -15,12 +15,7 @@ const DAY: f64 = 86_400.0;
 
 fn model() -> Arc<dyn Embedder> {
     static E: std::sync::OnceLock<Arc<OnnxEmbedder>> = std::sync::OnceLock::new();
-    E.get_or_init(|| {
-        let dir = model_dir();
-        let runtime = dir.parent().unwrap().parent().unwrap().join("onnxruntime/libonnxruntime.so");
-        Arc::new(OnnxEmbedder::load(&runtime, &dir, DEFAULT_MODEL).unwrap())
-    })
-    .clone()
+    E.get_or_init(|| Arc::new(onnx_embedder())).clone()
 }
 
 async fn open(dir: &std::path::Path, embedder: Option<Arc<dyn Embedder>>) -> (MemoryStore, Arc<ManualClock>) {

@@ -172,11 +172,21 @@ impl MemoryStore {
             let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
             report.prune = prune(tx, inner)?;
             let before = load_edges(tx)?;
-            // Edges of memories that are gone go with them.
+            // Edges of memories that are gone go with them. Only the endpoints are looked up
+            // (path is unique), not every record of the store.
             let live: BTreeSet<String> = {
-                let mut stmt = tx.prepare("SELECT path FROM records WHERE deleted = 0 AND payload IS NOT NULL")?;
-                let paths = stmt.query_map([], |r| r.get::<_, String>(0))?;
-                paths.collect::<rusqlite::Result<_>>()?
+                let mut stmt = tx.prepare_cached(
+                    "SELECT EXISTS (SELECT 1 FROM records WHERE path = ?1 AND deleted = 0 AND payload IS NOT NULL)",
+                )?;
+                let ends: BTreeSet<&String> =
+                    before.iter().flat_map(|e| [&e.a, &e.b]).chain(coactive.keys().flat_map(|(a, b)| [a, b])).collect();
+                let mut live = BTreeSet::new();
+                for path in ends {
+                    if stmt.query_row([path], |r| r.get::<_, bool>(0))? {
+                        live.insert(path.clone());
+                    }
+                }
+                live
             };
             let mut edges: Vec<StoredEdge> =
                 before.iter().filter(|e| live.contains(&e.a) && live.contains(&e.b)).cloned().collect();
@@ -201,11 +211,7 @@ impl MemoryStore {
                 }
                 let edge =
                     StoredEdge { a: a.clone(), b: b.clone(), kind: EdgeKind::Semantic, weight: *sim, created_at };
-                if let Some(e) = edges.iter_mut().find(|e| e.kind == EdgeKind::Semantic && e.a == *a && e.b == *b) {
-                    *e = edge;
-                } else {
-                    edges.push(edge);
-                }
+                graph::upsert(&mut edges, edge);
             }
             for ((a, b), n) in &coactive {
                 if live.contains(a) && live.contains(b) {

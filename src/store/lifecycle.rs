@@ -329,8 +329,13 @@ impl MemoryStore {
                 let nodes = graph_nodes(conn)?;
                 let edges = load_edges(conn)?;
                 let graph = KnowledgeGraph::build(&nodes, &edges, &inner.life.graph);
+                // Small graphs are rebuilt after every write: trimming the heap is worth a
+                // system call only after a large build.
+                let large = nodes.len() > GRAPH_REBUILD_NODES;
                 drop(nodes);
-                super::release_free_memory();
+                if large {
+                    super::release_free_memory();
+                }
                 Ok(Arc::new(graph))
             })
             .await?;

@@ -87,3 +87,17 @@ pub fn model_dir() -> PathBuf {
     })
     .clone()
 }
+
+/// The ONNX Runtime library fetch.sh installed beside the model (same cache directory).
+pub fn onnx_runtime() -> PathBuf {
+    let dir = model_dir();
+    dir.parent()
+        .and_then(Path::parent)
+        .expect("the model sits in CACHE/models/NAME")
+        .join("onnxruntime/libonnxruntime.so")
+}
+
+/// The default embedder, loaded from the installed model and runtime.
+pub fn onnx_embedder() -> memstr::index::OnnxEmbedder {
+    memstr::index::OnnxEmbedder::load(&onnx_runtime(), &model_dir(), memstr::index::DEFAULT_MODEL).unwrap()
+}

@@ -133,7 +133,7 @@ enum Command {
         #[arg(long)]
         domain: Option<String>,
         /// Token budget.
-        #[arg(long, default_value_t = 500)]
+        #[arg(long, default_value_t = memstr::lifecycle::compress::DEFAULT_MAX_TOKENS)]
         max_tokens: usize,
     },
     /// One consolidation cycle: prune, promote recurring journal content, link similar
