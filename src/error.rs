@@ -70,6 +70,16 @@ pub enum Error {
     #[error("json: {0}")]
     Json(#[from] serde_json::Error),
 
+    /// A relay broke one of the rules that bound a sync pass (see docs/sync.md); it is
+    /// reported as misbehaving and backed off.
+    #[error("relay {url} misbehaved: {rule}")]
+    RelayMisbehaved { url: String, rule: String },
+
+    /// The store was opened to evaluate at a fixed time (`StoreOptions::evaluate_at`,
+    /// the CLI's `--now`): it signs nothing.
+    #[error("this store is open to evaluate at a fixed time (--now): it evaluates and signs nothing; run it without --now to {0}")]
+    EvaluateOnly(String),
+
     /// The blocking database task panicked or was cancelled.
     #[error("background task failed: {0}")]
     Task(String),
@@ -184,11 +194,13 @@ pub enum RejectReason {
     NotToSelf,
     /// Not a NIP-01 event at all (an import line that does not parse).
     MalformedEvent,
+    /// A relay served an event outside the time window memstr asked it for.
+    OutOfWindow,
 }
 
 impl RejectReason {
     /// Every reason, for reports.
-    pub const ALL: [RejectReason; 12] = [
+    pub const ALL: [RejectReason; 13] = [
         RejectReason::BadSignature,
         RejectReason::ForeignAuthor,
         RejectReason::UnsupportedKind,
@@ -201,6 +213,7 @@ impl RejectReason {
         RejectReason::DTagMismatch,
         RejectReason::NotToSelf,
         RejectReason::MalformedEvent,
+        RejectReason::OutOfWindow,
     ];
 
     /// The stable name used in statistics and `--json` output.
@@ -218,6 +231,7 @@ impl RejectReason {
             RejectReason::DTagMismatch => "d_tag_mismatch",
             RejectReason::NotToSelf => "not_to_self",
             RejectReason::MalformedEvent => "malformed_event",
+            RejectReason::OutOfWindow => "out_of_window",
         }
     }
 

@@ -4,7 +4,7 @@ mod support;
 
 use std::time::Duration;
 
-use memstr::sync::transport::Connection;
+use memstr::sync::transport::{Connection, PageCaps};
 use memstr::sync::{RelayUrl, SyncOptions};
 use memstr::{MemoryStore, PersonaInput, PersonaQuery};
 use serde_json::json;
@@ -34,9 +34,12 @@ async fn sync_ok(store: &MemoryStore) {
 
 /// What a fresh reader sees on the relay: all events of our key, by id.
 async fn relay_events(url: &str) -> Vec<serde_json::Value> {
-    let conn = Connection::connect(&RelayUrl::parse(url, false).unwrap(), Duration::from_secs(5)).await.unwrap();
+    let conn = Connection::connect(&RelayUrl::parse(url, false).unwrap(), Duration::from_secs(5), None).await.unwrap();
     let filter = json!({"authors": [test_identity().public_key().to_hex()]});
-    conn.subscribe(vec![filter]).unwrap().collect_stored(Duration::from_secs(10)).await.unwrap()
+    conn.subscribe(vec![filter]).unwrap().collect_stored(Duration::from_secs(10), PageCaps { events: 100_000, bytes: 1 << 30 })
+        .await
+        .unwrap()
+        .0
 }
 
 #[tokio::test]
@@ -103,7 +106,7 @@ async fn forget_holds_across_devices_and_against_a_stale_republish() {
 
     // A stale device sends the old version again, straight to the relay.
     let conn =
-        Connection::connect(&RelayUrl::parse(&relay.url(), false).unwrap(), Duration::from_secs(5)).await.unwrap();
+        Connection::connect(&RelayUrl::parse(&relay.url(), false).unwrap(), Duration::from_secs(5), None).await.unwrap();
     let ack = conn.publish(old[0]["id"].as_str().unwrap(), old[0].clone(), Duration::from_secs(5)).await.unwrap();
     drop(conn);
     let _ = ack; // whatever the relay says, readers must not bring it back

@@ -86,6 +86,12 @@ impl Codec {
             .map_err(|e| Error::Crypto(format!("signing: {e}")))
     }
 
+    /// A NIP-42 authentication (kind 22242) answering `challenge` from the relay at `relay`.
+    pub fn auth_event(&self, challenge: &str, relay: &str) -> Result<Event> {
+        let url = nostr::RelayUrl::parse(relay).map_err(|e| Error::Relay(format!("{relay}: {e}")))?;
+        EventBuilder::auth(challenge, url).sign_with_keys(&self.keys).map_err(|e| Error::Crypto(format!("signing: {e}")))
+    }
+
     /// A tombstone replacing whatever is at `path`.
     pub fn tombstone_event(&self, path: &Path, deleted_at: f64, created_at: u64) -> Result<Event> {
         let t = Payload::Tombstone(Tombstone { path: path.to_d(), deleted_at });

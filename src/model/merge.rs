@@ -163,6 +163,23 @@ pub fn stamp(before: Option<&PersonaMemory>, after: &mut PersonaMemory, device: 
     }
 }
 
+/// Whether the version a version vector calls older (`ancestor`) holds a user edit that the
+/// descendant lacks: a different value, written later. Version vectors lie when one store
+/// file was copied and both copies kept its device id: each copy's edits then look like
+/// the other's past. Such a pair is merged, not dropped.
+pub fn diverged(ancestor: &PersonaMemory, descendant: &PersonaMemory) -> bool {
+    ancestor.sync.written > descendant.sync.written
+        && (scalars(ancestor), life_key(ancestor)) != (scalars(descendant), life_key(descendant))
+}
+
+/// Caps the times a merge compares (`written`, `last_accessed`, `last_reinforced`) at
+/// `limit`: a payload dated in the future must not win every merge to come.
+pub fn clamp_times(m: &mut PersonaMemory, limit: f64) {
+    m.sync.written = m.sync.written.min(limit);
+    m.last_accessed = m.last_accessed.min(limit);
+    m.last_reinforced = m.last_reinforced.min(limit);
+}
+
 /// Takes `from`'s accesses into `into` (per-device maxima, the later last access).
 /// Returns whether `into` changed.
 pub fn absorb_accesses(into: &mut PersonaMemory, from: &PersonaMemory) -> bool {

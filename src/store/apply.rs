@@ -62,17 +62,6 @@ pub(crate) fn deleted_until(tx: &Transaction, d_tag: &str) -> rusqlite::Result<O
     tx.query_row("SELECT max(created_at) FROM deletions WHERE target_d = ?1", [d_tag], |r| r.get(0))
 }
 
-/// Checks and applies an untrusted event. Rejections are counted, never fatal.
-pub(crate) fn ingest(tx: &Transaction, codec: &Codec, event: &Event) -> Result<Outcome> {
-    match codec.decode(event) {
-        Err(reason) => {
-            count_rejection(tx, reason, Some(&event.id.to_hex()))?;
-            Ok(Outcome::Rejected(reason))
-        }
-        Ok(decoded) => apply(tx, codec, event, &decoded),
-    }
-}
-
 pub(crate) fn count_rejection(tx: &Transaction, reason: RejectReason, event_id: Option<&str>) -> rusqlite::Result<()> {
     tracing::debug!(reason = reason.as_str(), event_id, "rejected event");
     tx.execute(
@@ -138,14 +127,20 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
                 .and_then(|c| c.payload.as_deref())
                 .and_then(|j| serde_json::from_str(j).ok());
             let mut payload = payload.clone();
+            if let Payload::Persona(incoming) = &mut payload {
+                // Times inside a payload are the writer's word: no later than the slack
+                // the door allows for `created_at`.
+                let limit = (super::ingest::system_now() + super::ingest::FUTURE_SLACK) as f64;
+                merge::clamp_times(incoming, limit);
+            }
             if let (Some(c), Some(mine), Payload::Persona(incoming)) = (&cur, &mine, &payload) {
                 // Both versions carry memstr's bookkeeping: history decides, not clocks.
                 if !mine.sync.vv.is_empty() && !incoming.sync.vv.is_empty() {
                     match merge::causality(&incoming.sync.vv, &mine.sync.vv) {
-                        Causality::Before => return Ok(Outcome::Stale),
+                        Causality::Before if !merge::diverged(incoming, mine) => return Ok(Outcome::Stale),
                         Causality::Same if incoming == mine => {}
-                        Causality::After => {}
-                        Causality::Same | Causality::Concurrent => {
+                        Causality::After if !merge::diverged(mine, incoming) => {}
+                        Causality::Same | Causality::Concurrent | Causality::Before | Causality::After => {
                             let merged = merge::merge(incoming, mine);
                             let at = (created_at.max(c.created_at) + 1) as u64;
                             let merged_event = codec.record_event(path, &Payload::Persona(merged.clone()), at)?;
@@ -168,7 +163,7 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
                     }
                 }
             }
-            if let Some(c) = &cur {
+            if let Some(c) = cur.as_ref().filter(|c| orders_later_versions(tx, c).unwrap_or(true)) {
                 let newer = created_at > c.created_at || (created_at == c.created_at && id < c.event_id);
                 if !newer {
                     return Ok(Outcome::Stale);
@@ -190,6 +185,18 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
             Ok(Outcome::Applied)
         }
     }
+}
+
+/// Whether the current row of a path decides which versions are older. Every version does,
+/// and so does a tombstone; a row whose version was deleted by event id alone (NIP-09
+/// `e` tag, no `a` tag covering it) does not: only that event is gone, and the repair of a
+/// version dated in the future (docs/sync.md) relies on this to sign its replacement.
+pub(crate) fn orders_later_versions(tx: &Transaction, c: &Current) -> rusqlite::Result<bool> {
+    if !c.deleted {
+        return Ok(true);
+    }
+    let tombstone: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)", [&c.event_id], |r| r.get(0))?;
+    Ok(tombstone || deleted_until(tx, &c.d_tag)?.is_some_and(|t| t >= c.created_at))
 }
 
 fn insert_event(tx: &Transaction, id: &str, kind: i64, created_at: i64, json: &str) -> rusqlite::Result<()> {

@@ -6,6 +6,7 @@
 mod apply;
 mod consolidate;
 mod derived;
+pub(crate) mod ingest;
 mod lifecycle;
 mod persona;
 #[cfg(feature = "sync")]
@@ -31,6 +32,7 @@ use crate::error::{Error, Result};
 use crate::identity::Identity;
 
 pub use apply::Outcome;
+pub use ingest::FUTURE_SLACK;
 pub use consolidate::ConsolidationReport;
 pub use lifecycle::{FactVersion, GraphNeighbour, PruneReport};
 pub use persona::{PersonaInput, PersonaQuery, PersonaStats};
@@ -86,6 +88,7 @@ pub struct StoreOptions {
     embedder: Option<Arc<dyn crate::index::Embedder>>,
     decay: Option<Arc<dyn crate::lifecycle::DecayPolicy>>,
     lifecycle: LifecycleOptions,
+    evaluate_only: bool,
 }
 
 impl Default for StoreOptions {
@@ -97,6 +100,7 @@ impl Default for StoreOptions {
             embedder: None,
             decay: None,
             lifecycle: LifecycleOptions::default(),
+            evaluate_only: false,
         }
     }
 }
@@ -167,7 +171,18 @@ impl StoreOptions {
         self
     }
 
-    /// Uses `clock` for "now".
+    /// Opens the store to evaluate at `now` (decay, states, search as they would be then):
+    /// reads are peeks that count no access, and nothing is signed; a write fails with
+    /// [`Error::EvaluateOnly`]. The CLI's `--now`.
+    pub fn evaluate_at(mut self, now: f64) -> Self {
+        self.clock = Arc::new(ManualClock::new(now));
+        self.evaluate_only = true;
+        self
+    }
+
+    /// Uses `clock` for "now" in payloads: decay, a memory's own times (`last_accessed`, a
+    /// journal entry's `ts`), for imports and benchmarks. Never for an event's
+    /// `created_at`, which is always the system clock's.
     pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
         self.clock = clock;
         self
@@ -195,6 +210,8 @@ pub(crate) struct Inner {
     clock: Arc<dyn Clock>,
     /// This store's name in version vectors and access counters (random, per store file).
     pub(crate) device: String,
+    /// Opened with [`StoreOptions::evaluate_at`]: sign nothing, count no access.
+    pub(crate) evaluate_only: bool,
     /// The embedder and vector index, when semantic search is on.
     #[cfg(feature = "vectors")]
     pub(crate) vectors: Option<Arc<vectors::VectorState>>,
@@ -258,9 +275,13 @@ impl MemoryStore {
     /// [`Error::WrongKey`] for a store that belongs to another key.
     pub async fn open(path: impl AsRef<FsPath>, identity: Identity, options: StoreOptions) -> Result<Self> {
         let path = path.as_ref().to_path_buf();
-        tokio::task::spawn_blocking(move || Self::open_blocking(path, identity, options))
+        let store = tokio::task::spawn_blocking(move || Self::open_blocking(path, identity, options))
             .await
-            .map_err(|e| Error::Task(e.to_string()))?
+            .map_err(|e| Error::Task(e.to_string()))??;
+        if !store.inner.evaluate_only {
+            store.write(ingest::repair_future).await?;
+        }
+        Ok(store)
     }
 
     fn open_blocking(path: PathBuf, identity: Identity, options: StoreOptions) -> Result<Self> {
@@ -305,17 +326,35 @@ impl MemoryStore {
                     .map_err(Error::db(&path))?;
             }
         }
+        // A device id belongs to one database file: a copied store directory (another
+        // inode) would otherwise sign its edits under the original's id, and the two copies
+        // would take each other's edits for their own past (docs/sync.md, copied stores).
+        let file_id = file_identity(&path);
+        let bound = meta("device_file").map_err(Error::db(&path))?;
         let device = match meta("device_id").map_err(Error::db(&path))? {
-            Some(d) => d,
-            None => {
+            Some(d) if bound == file_id => d,
+            old => {
                 let mut bytes = [0u8; 8];
                 nostr::secp256k1::rand::RngCore::fill_bytes(&mut nostr::secp256k1::rand::rngs::OsRng, &mut bytes);
                 let d = hex::encode(bytes);
-                tx.execute("INSERT INTO meta (name, value) VALUES ('device_id', ?1)", [&d])
-                    .map_err(Error::db(&path))?;
+                if old.is_some() {
+                    tracing::info!(path = %path.display(), "store file is new here (copied or restored): new device id");
+                }
+                tx.execute(
+                    "INSERT INTO meta (name, value) VALUES ('device_id', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1",
+                    [&d],
+                )
+                .map_err(Error::db(&path))?;
                 d
             }
         };
+        if let Some(id) = &file_id {
+            tx.execute(
+                "INSERT INTO meta (name, value) VALUES ('device_file', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1",
+                [id],
+            )
+            .map_err(Error::db(&path))?;
+        }
         let saved_policy = meta("decay_policy").map_err(Error::db(&path))?;
         let decay: Arc<dyn crate::lifecycle::DecayPolicy> = match options.decay {
             Some(p) => {
@@ -357,6 +396,7 @@ impl MemoryStore {
                 codec,
                 clock: options.clock,
                 device,
+                evaluate_only: options.evaluate_only,
                 #[cfg(feature = "vectors")]
                 vectors,
                 warned_no_vectors: std::sync::atomic::AtomicBool::new(false),
@@ -375,6 +415,12 @@ impl MemoryStore {
             }),
         }
         .start_idle_consolidation())
+    }
+
+    /// The codec that signs as this store (for NIP-42 answers).
+    #[cfg(feature = "sync")]
+    pub(crate) fn inner_codec(&self) -> &Codec {
+        &self.inner.codec
     }
 
     /// The store's public key.
@@ -453,6 +499,20 @@ impl MemoryStore {
     }
 }
 
+/// The database file's identity on this machine (device and inode): a copy has another.
+fn file_identity(path: &FsPath) -> Option<String> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(path).ok().map(|m| format!("{}:{}", m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
 /// Loading the vector index and building the graph free large buffers that glibc keeps
 /// for reuse; a serving process never needs them again, so they go back to the system
 /// (about 100 MB at 100k memories).
@@ -472,19 +532,28 @@ impl From<rusqlite::Error> for Error {
 }
 
 /// Signs `payload` at `path`, applies it and queues it. The event's `created_at` is the
-/// time of writing (per the store's clock), raised past the current version and any
+/// time of writing (per the system clock), raised past the current version and any
 /// deletion so the write always wins. A memory's own time (an import's, say) travels in
 /// the payload: relays order and filter by `created_at`, so it must mean "written".
 pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload: Payload) -> Result<Event> {
-    let at = inner.clock.now();
+    if inner.evaluate_only {
+        return Err(Error::EvaluateOnly(format!("write {path}")));
+    }
     let codec = &inner.codec;
     let d = codec.d_tag(path);
     let cur = apply::current(tx, &path.to_d())?;
-    let mut floor = cur.as_ref().map_or(0, |c| c.created_at + 1);
-    if let Some(t) = apply::deleted_until(tx, &d)? {
-        floor = floor.max(t + 1);
+    let mut floor = 0;
+    if let Some(c) = &cur {
+        if apply::orders_later_versions(tx, c)? {
+            floor = c.created_at.saturating_add(1);
+        }
     }
-    let created_at = (at.floor() as i64).max(floor).max(0) as u64;
+    if let Some(t) = apply::deleted_until(tx, &d)? {
+        floor = floor.max(t.saturating_add(1));
+    }
+    // The system clock, never the store's: a signed `created_at` from a clock set to
+    // another time would stamp every later edit after it (docs/sync.md, clocks).
+    let created_at = ingest::system_now().max(floor).max(0) as u64;
     let event = codec.record_event(path, &payload, created_at)?;
     let decoded = Decoded::Record { path: path.clone(), d_tag: d.clone(), payload };
     let outcome = apply::apply(tx, codec, &event, &decoded)?;

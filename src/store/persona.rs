@@ -228,6 +228,10 @@ pub(crate) fn record_access(inner: &Inner, m: &mut PersonaMemory, now: f64) {
 /// Counts an access, locally: the signed update waits for [`MemoryStore::flush_accesses`],
 /// so reading never floods relays.
 fn touch(tx: &Transaction, inner: &Inner, rid: i64, m: &PersonaMemory, now: f64) -> Result<()> {
+    if inner.evaluate_only {
+        // Evaluating at another time is a peek: no access is counted, nothing signed.
+        return Ok(());
+    }
     let mut m = m.clone();
     record_access(inner, &mut m, now);
     tx.execute("UPDATE records SET payload = ?1, dirty = 1 WHERE rid = ?2", params![serde_json::to_string(&m)?, rid])?;

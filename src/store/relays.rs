@@ -2,14 +2,12 @@
 //! checkpoints. The sync engine (`crate::sync`) moves events; this keeps the books.
 
 use nostr::{Event, JsonUtil};
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::{apply, MemoryStore, Outcome};
-use crate::codec::Decoded;
-use crate::error::{Error, RejectReason, Result};
+use super::MemoryStore;
+use crate::error::{Error, Result};
 use crate::sync::RelayUrl;
-use crate::ImportReport;
 
 /// A configured relay and its state.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -25,6 +23,10 @@ pub struct RelayInfo {
     pub negentropy: Option<bool>,
     /// Events the relay has not acknowledged yet.
     pub pending: u64,
+    /// The last rule it broke, until a clean pass clears it (docs/sync.md, bounds).
+    pub misbehaving: Option<String>,
+    /// No pass with it before this time (Unix seconds) after it misbehaved.
+    pub backoff_until: Option<i64>,
 }
 
 fn now_secs() -> i64 {
@@ -64,7 +66,7 @@ impl MemoryStore {
             let total: i64 = conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
             let mut stmt = conn.prepare(
                 "SELECT r.url, r.added_at, r.checkpoint, r.last_sync, r.last_full, r.last_error, r.negentropy,
-                        (SELECT count(*) FROM acks a WHERE a.relay = r.url)
+                        (SELECT count(*) FROM acks a WHERE a.relay = r.url), r.misbehaving, r.backoff_until
                  FROM relays r ORDER BY r.url",
             )?;
             let rows = stmt.query_map([], |r| {
@@ -77,6 +79,8 @@ impl MemoryStore {
                     last_error: r.get(5)?,
                     negentropy: r.get::<_, Option<i64>>(6)?.map(|n| n != 0),
                     pending: (total - r.get::<_, i64>(7)?).max(0) as u64,
+                    misbehaving: r.get(8)?,
+                    backoff_until: r.get(9)?,
                 })
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -84,17 +88,46 @@ impl MemoryStore {
         .await
     }
 
-    /// Up to `limit` events `relay` has not acknowledged, oldest first (a tombstone before
-    /// the deletion that names it).
-    pub(crate) async fn pending_for(&self, relay: &RelayUrl, limit: usize) -> Result<Vec<Event>> {
+    /// Ids of the events `relay` has not acknowledged, oldest first (a tombstone before
+    /// the deletion that names it). Ids only: a large outbox is read a window at a time.
+    pub(crate) async fn pending_ids(&self, relay: &RelayUrl) -> Result<Vec<String>> {
         let relay = relay.to_string();
         self.read(move |conn, _| {
             let mut stmt = conn.prepare(
-                "SELECT json FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)
-                 ORDER BY created_at, kind DESC, id LIMIT ?2",
+                "SELECT id FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)
+                 ORDER BY created_at, kind DESC, id",
             )?;
-            let rows = stmt.query_map(params![relay, limit as i64], |r| r.get::<_, String>(0))?;
-            rows.map(|j| Event::from_json(j?).map_err(|e| Error::Crypto(format!("stored event: {e}")))).collect()
+            let rows = stmt.query_map(params![relay], |r| r.get::<_, String>(0))?;
+            Ok(rows.collect::<rusqlite::Result<_>>()?)
+        })
+        .await
+    }
+
+    /// How many events `relay` has not acknowledged.
+    pub(crate) async fn pending_count(&self, relay: &RelayUrl) -> Result<u64> {
+        let relay = relay.to_string();
+        self.read(move |conn, _| {
+            Ok(conn.query_row(
+                "SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)",
+                params![relay],
+                |r| r.get::<_, i64>(0),
+            )? as u64)
+        })
+        .await
+    }
+
+    /// The stored events with these ids (those still held), in the order given.
+    pub(crate) async fn events_by_id(&self, ids: Vec<String>) -> Result<Vec<Event>> {
+        self.read(move |conn, _| {
+            let mut stmt = conn.prepare_cached("SELECT json FROM events WHERE id = ?1")?;
+            let mut out = Vec::with_capacity(ids.len());
+            for id in &ids {
+                let json: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
+                if let Some(j) = json {
+                    out.push(Event::from_json(j).map_err(|e| Error::Crypto(format!("stored event: {e}")))?);
+                }
+            }
+            Ok(out)
         })
         .await
     }
@@ -120,88 +153,14 @@ impl MemoryStore {
         .await
     }
 
-    /// Checks and applies events a relay served. Each applied or already-held event is
-    /// acknowledged for that relay; a relay serving an outdated version of a record loses
-    /// its acknowledgement of ours, so the next push repairs it.
-    pub(crate) async fn ingest_from_relay(
-        &self,
-        relay: &RelayUrl,
-        raw: Vec<serde_json::Value>,
-    ) -> Result<ImportReport> {
-        let relay = relay.to_string();
-        self.write(move |tx, inner| {
-            let mut report = ImportReport::default();
-            let now = now_secs();
-            let mut acked = Vec::new();
-            for v in raw {
-                let event = match serde_json::from_value::<Event>(v) {
-                    Ok(e) => e,
-                    Err(_) => {
-                        apply::count_rejection(tx, RejectReason::MalformedEvent, None)?;
-                        report.count(Outcome::Rejected(RejectReason::MalformedEvent));
-                        continue;
-                    }
-                };
-                let id = event.id.to_hex();
-                let (outcome, path) = match inner.codec.decode(&event) {
-                    Err(reason) => {
-                        apply::count_rejection(tx, reason, Some(&id))?;
-                        (Outcome::Rejected(reason), None)
-                    }
-                    Ok(decoded) => {
-                        let path = match &decoded {
-                            Decoded::Record { path, .. } => Some(path.to_d()),
-                            Decoded::Deletion { .. } => None,
-                        };
-                        (apply::apply(tx, &inner.codec, &event, &decoded)?, path)
-                    }
-                };
-                if matches!(outcome, Outcome::Applied | Outcome::Merged) {
-                    inner.touch_events();
-                }
-                match (outcome, path) {
-                    (Outcome::Applied | Outcome::Duplicate, _) => {
-                        tx.execute(
-                            "INSERT OR IGNORE INTO acks (event_id, relay, acked_at)
-                             SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
-                            params![id, relay, now],
-                        )?;
-                        acked.push(id.clone());
-                    }
-                    (Outcome::Stale, Some(path)) => {
-                        tx.execute(
-                            "DELETE FROM acks WHERE relay = ?1 AND event_id = (SELECT event_id FROM records WHERE path = ?2)",
-                            params![relay, path],
-                        )?;
-                        // Same second, our version wins by id, yet the relay serves its
-                        // own: it keeps first arrivals and will never take ours at that
-                        // second. Sign the winner one second newer.
-                        let tie: bool = tx.query_row(
-                            "SELECT EXISTS(SELECT 1 FROM records WHERE path = ?1 AND deleted = 0 AND created_at = ?2)",
-                            params![path, event.created_at.as_secs() as i64],
-                            |r| r.get(0),
-                        )?;
-                        if tie {
-                            super::republish(tx, inner, &path)?;
-                        }
-                    }
-                    _ => {}
-                }
-                report.count(outcome);
-            }
-            prune_outbox_ids(tx, &acked)?;
-            Ok(report)
-        })
-        .await
-    }
-
-    /// Notes a completed read of `relay` up to `checkpoint`.
+    /// Notes a completed read of `relay` up to `checkpoint` (which may be earlier than the
+    /// last one: a checkpoint poisoned by a relay's dates comes back).
     pub(crate) async fn relay_synced(&self, relay: &RelayUrl, checkpoint: i64, full: bool) -> Result<()> {
         let relay = relay.to_string();
         self.write(move |tx, _| {
             let now = now_secs();
             tx.execute(
-                "UPDATE relays SET checkpoint = max(checkpoint, ?2), last_sync = ?3, last_error = NULL,
+                "UPDATE relays SET checkpoint = ?2, last_sync = ?3, last_error = NULL,
                      last_full = CASE WHEN ?4 THEN ?3 ELSE last_full END
                  WHERE url = ?1",
                 params![relay, checkpoint, now, full],
@@ -216,6 +175,34 @@ impl MemoryStore {
         let (relay, error) = (relay.to_string(), error.to_string());
         self.write(move |tx, _| {
             tx.execute("UPDATE relays SET last_error = ?2 WHERE url = ?1", params![relay, error])?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Records how `relay` behaved in a pass: a broken rule marks it and backs it off (one
+    /// minute, doubling with each pass that breaks one, up to an hour); a clean pass
+    /// clears the mark.
+    pub(crate) async fn relay_conduct(&self, relay: &RelayUrl, broke: Option<&str>) -> Result<()> {
+        let (relay, broke) = (relay.to_string(), broke.map(str::to_string));
+        self.write(move |tx, _| {
+            match broke {
+                Some(rule) => {
+                    let strikes: i64 =
+                        tx.query_row("SELECT strikes FROM relays WHERE url = ?1", [&relay], |r| r.get(0)).unwrap_or(0);
+                    let wait = (60i64 << strikes.clamp(0, 6)).min(3600);
+                    tx.execute(
+                        "UPDATE relays SET misbehaving = ?2, strikes = strikes + 1, backoff_until = ?3 WHERE url = ?1",
+                        params![relay, rule, now_secs().saturating_add(wait)],
+                    )?;
+                }
+                None => {
+                    tx.execute(
+                        "UPDATE relays SET misbehaving = NULL, strikes = 0, backoff_until = NULL WHERE url = ?1",
+                        [&relay],
+                    )?;
+                }
+            }
             Ok(())
         })
         .await
@@ -289,7 +276,7 @@ impl MemoryStore {
 
 /// Events acknowledged by every configured relay leave the outbox. Only `ids` are checked
 /// (a whole-table scan per acknowledged window made pushing quadratic).
-fn prune_outbox_ids(tx: &rusqlite::Transaction, ids: &[String]) -> rusqlite::Result<()> {
+pub(crate) fn prune_outbox_ids(tx: &rusqlite::Transaction, ids: &[String]) -> rusqlite::Result<()> {
     let mut stmt = tx.prepare_cached(
         "DELETE FROM outbox WHERE event_id = ?1 AND EXISTS (SELECT 1 FROM relays)
            AND NOT EXISTS (SELECT 1 FROM relays r WHERE NOT EXISTS

@@ -130,6 +130,21 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (a, b, kind)
     ) STRICT, WITHOUT ROWID;
     "#,
+    // 6: untrusted relays and clocks. Events dated too far ahead wait in a quarantine
+    // until their time comes; relays that break a pass's rules are marked and backed off.
+    r#"
+    CREATE TABLE quarantine (
+        id          TEXT PRIMARY KEY,
+        created_at  INTEGER NOT NULL,
+        json        TEXT NOT NULL,
+        source      TEXT NOT NULL,
+        received_at INTEGER NOT NULL
+    ) STRICT;
+    CREATE INDEX quarantine_created ON quarantine(created_at);
+    ALTER TABLE relays ADD COLUMN misbehaving TEXT;
+    ALTER TABLE relays ADD COLUMN strikes INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE relays ADD COLUMN backoff_until INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes.

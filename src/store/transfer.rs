@@ -5,14 +5,10 @@ use std::collections::BTreeMap;
 use nostr::{Event, JsonUtil};
 use serde::Serialize;
 
-use super::{apply, enqueue, write_record, MemoryStore, Outcome};
+use super::{write_record, MemoryStore, Outcome};
 use crate::codec::{Path, Payload};
-use crate::error::{RejectReason, Result};
+use crate::error::Result;
 use crate::model::PersonaMemory;
-
-/// Events per transaction when importing: large enough to amortise fsync, small enough
-/// that a failure midway keeps most of the work.
-const IMPORT_BATCH: usize = 500;
 
 /// What an import did, event by event.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -23,6 +19,9 @@ pub struct ImportReport {
     pub duplicate: u64,
     pub stale: u64,
     pub deleted: u64,
+    /// Dated more than 15 minutes ahead of the system clock: kept aside, applied when their
+    /// time comes (docs/sync.md).
+    pub quarantined: u64,
     /// Refused events, per reason.
     pub rejected: BTreeMap<String, u64>,
 }
@@ -36,6 +35,19 @@ impl ImportReport {
             Outcome::Stale => self.stale += 1,
             Outcome::Deleted => self.deleted += 1,
             Outcome::Rejected(r) => *self.rejected.entry(r.as_str().to_string()).or_default() += 1,
+        }
+    }
+
+    /// Adds another report's counts to this one.
+    pub fn absorb(&mut self, other: ImportReport) {
+        self.applied += other.applied;
+        self.merged += other.merged;
+        self.duplicate += other.duplicate;
+        self.stale += other.stale;
+        self.deleted += other.deleted;
+        self.quarantined += other.quarantined;
+        for (k, v) in other.rejected {
+            *self.rejected.entry(k).or_default() += v;
         }
     }
 
@@ -66,70 +78,11 @@ pub struct StoreStats {
     pub unsigned_accesses: u64,
     /// Refused events, per reason, since the store was created.
     pub rejected: BTreeMap<String, u64>,
+    /// Events waiting in the quarantine (dated too far ahead when they arrived).
+    pub quarantined: u64,
 }
 
 impl MemoryStore {
-    /// Checks and applies events from elsewhere (a backup, a relay). Each is verified as
-    /// untrusted input; refusals are counted, never fatal. Applied events are queued.
-    pub async fn import_events(&self, events: Vec<Event>) -> Result<ImportReport> {
-        let mut report = ImportReport::default();
-        for chunk in events.chunks(IMPORT_BATCH) {
-            let chunk = chunk.to_vec();
-            let part = self
-                .write(move |tx, inner| {
-                    let mut part = ImportReport::default();
-                    for e in &chunk {
-                        let outcome = apply::ingest(tx, &inner.codec, e)?;
-                        if outcome == Outcome::Applied {
-                            enqueue(tx, e)?;
-                        }
-                        if matches!(outcome, Outcome::Applied | Outcome::Merged) {
-                            inner.touch_events();
-                        }
-                        part.count(outcome);
-                    }
-                    Ok(part)
-                })
-                .await?;
-            report.applied += part.applied;
-            report.merged += part.merged;
-            report.duplicate += part.duplicate;
-            report.stale += part.stale;
-            report.deleted += part.deleted;
-            for (k, v) in part.rejected {
-                *report.rejected.entry(k).or_default() += v;
-            }
-        }
-        Ok(report)
-    }
-
-    /// [`MemoryStore::import_events`] from JSON Lines of NIP-01 events. A line that is not
-    /// an event is counted as `malformed_event`; blank lines are skipped.
-    pub async fn import_json_lines(&self, text: &str) -> Result<ImportReport> {
-        let mut events = Vec::new();
-        let mut malformed = 0u64;
-        for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-            match Event::from_json(line) {
-                Ok(e) => events.push(e),
-                Err(_) => malformed += 1,
-            }
-        }
-        if malformed > 0 {
-            self.write(move |tx, _| {
-                for _ in 0..malformed {
-                    apply::count_rejection(tx, RejectReason::MalformedEvent, None)?;
-                }
-                Ok(())
-            })
-            .await?;
-        }
-        let mut report = self.import_events(events).await?;
-        if malformed > 0 {
-            report.rejected.insert(RejectReason::MalformedEvent.as_str().to_string(), malformed);
-        }
-        Ok(report)
-    }
-
     /// Every event the store holds (current versions, tombstones, deletions), oldest
     /// first, after signing pending accesses: a complete, portable backup.
     pub async fn export_events(&self) -> Result<Vec<Event>> {
@@ -145,6 +98,9 @@ impl MemoryStore {
     /// Signs the accesses recorded by reads into new versions of those memories (one
     /// event per memory, however many reads). Returns how many were signed.
     pub async fn flush_accesses(&self) -> Result<usize> {
+        if self.inner.evaluate_only {
+            return Ok(0);
+        }
         self.write(|tx, inner| {
             let dirty: Vec<String> = tx
                 .prepare("SELECT payload FROM records WHERE dirty = 1 AND deleted = 0 AND kind = 'persona'")?
@@ -219,6 +175,7 @@ impl MemoryStore {
                 outbox: count("SELECT count(*) FROM outbox")?,
                 unsigned_accesses: count("SELECT count(*) FROM records WHERE dirty = 1")?,
                 rejected,
+                quarantined: count("SELECT count(*) FROM quarantine")?,
             })
         })
         .await

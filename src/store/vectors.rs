@@ -301,7 +301,7 @@ impl MemoryStore {
                         )?;
                         // Publish a freshly computed persona vector, so other devices with
                         // the same model need not compute it (seed 003's embed events).
-                        if let (true, Some(key)) = (fresh, &p.persona_key) {
+                        if let (true, false, Some(key)) = (fresh, inner.evaluate_only, &p.persona_key) {
                             let e = crate::codec::Embedding {
                                 key: key.clone(),
                                 embedding: v.clone(),

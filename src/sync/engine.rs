@@ -1,16 +1,18 @@
-//! One sync pass against each relay.
+//! One sync pass against each relay, bounded in time, pages, events and bytes.
 
 use std::collections::HashSet;
+use std::sync::Arc;
 use std::time::Duration;
 
 use negentropy::{Id, Negentropy, NegentropyStorageVector};
 use nostr::JsonUtil;
 use serde_json::{json, Value};
 
-use super::transport::{Connection, TransportError};
+use super::transport::{AuthSigner, Connection, PageCaps, TransportError};
 use super::{RelayReport, RelayUrl, SyncOptions};
 use crate::codec::{KIND_APP_DATA, KIND_DELETION, KIND_DM};
-use crate::error::{Error, Result};
+use crate::error::{Error, RejectReason, Result};
+use crate::store::ingest::{self, Admitted, Source};
 use crate::store::RelayInfo;
 use crate::{ImportReport, MemoryStore};
 
@@ -21,30 +23,100 @@ const NEG_PROBE: Duration = Duration::from_millis(1500);
 /// Ids per `REQ` when fetching what NIP-77 found missing.
 const IDS_PER_REQ: usize = 500;
 
-fn now_secs() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
-}
-
 impl From<TransportError> for Error {
     fn from(e: TransportError) -> Self {
-        Error::Relay(e.to_string())
+        match e {
+            TransportError::Misbehaved { url, rule } => Error::RelayMisbehaved { url, rule },
+            e => Error::Relay(e.to_string()),
+        }
     }
 }
 
-fn merge(into: &mut ImportReport, part: ImportReport) {
-    into.applied += part.applied;
-    into.merged += part.merged;
-    into.duplicate += part.duplicate;
-    into.stale += part.stale;
-    into.deleted += part.deleted;
-    for (k, v) in part.rejected {
-        *into.rejected.entry(k).or_default() += v;
+/// Rejections no honest relay causes for memstr's filters: it asked for its own events
+/// of its kinds in a window, so these mean forgery, junk, or a relay ignoring the filter.
+const VIOLATIONS: [RejectReason; 6] = [
+    RejectReason::BadSignature,
+    RejectReason::ForeignAuthor,
+    RejectReason::UnsupportedKind,
+    RejectReason::NotToSelf,
+    RejectReason::MalformedEvent,
+    RejectReason::OutOfWindow,
+];
+
+/// How many of a report's rejections are [`VIOLATIONS`].
+pub(crate) fn violations(report: &ImportReport) -> u64 {
+    VIOLATIONS.iter().map(|r| report.rejected.get(r.as_str()).copied().unwrap_or(0)).sum()
+}
+
+/// What one pass has used of its caps, and what it learned.
+struct Budget<'a> {
+    opts: &'a SyncOptions,
+    url: String,
+    pages: usize,
+    events: usize,
+    bytes: u64,
+    /// Ids of every event read this pass (to count each once, and for relay repair).
+    seen: HashSet<[u8; 32]>,
+    served: Vec<String>,
+    admitted: Admitted,
+}
+
+impl<'a> Budget<'a> {
+    fn new(opts: &'a SyncOptions, url: &RelayUrl) -> Self {
+        Budget {
+            opts,
+            url: url.to_string(),
+            pages: 0,
+            events: 0,
+            bytes: 0,
+            seen: HashSet::new(),
+            served: Vec::new(),
+            admitted: Admitted::default(),
+        }
+    }
+
+    fn misbehaved(&self, rule: String) -> Error {
+        Error::RelayMisbehaved { url: self.url.clone(), rule }
+    }
+
+    /// Caps for the next page: what is left of the pass's allowance, within a page's own.
+    fn page_caps(&mut self, events: usize) -> Result<PageCaps> {
+        self.pages += 1;
+        if self.pages > self.opts.max_pages {
+            return Err(self.misbehaved(format!("more than {} pages in one pass", self.opts.max_pages)));
+        }
+        let left_events = self.opts.max_events.saturating_sub(self.events);
+        let left_bytes = self.opts.max_bytes.saturating_sub(self.bytes).min(usize::MAX as u64) as usize;
+        Ok(PageCaps { events: events.min(left_events), bytes: self.opts.page_bytes.min(left_bytes) })
+    }
+
+    /// Counts a page read in full and keeps the events not seen before in this pass.
+    fn take(&mut self, (page, bytes): (Vec<Value>, usize)) -> Vec<Value> {
+        self.events += page.len();
+        self.bytes += bytes as u64;
+        page.into_iter()
+            .filter(|e| {
+                let Some(id) = e["id"].as_str() else { return true };
+                let Some(key) = hex::decode(id).ok().and_then(|b| <[u8; 32]>::try_from(b).ok()) else { return true };
+                if !self.seen.insert(key) {
+                    return false;
+                }
+                self.served.push(id.to_string());
+                true
+            })
+            .collect()
+    }
+
+    fn violations(&self) -> u64 {
+        violations(&self.admitted.report)
     }
 }
 
 impl MemoryStore {
-    /// One pass with every configured relay, concurrently. A relay that fails is reported
-    /// (and its error kept in [`RelayInfo::last_error`]); the others carry on.
+    /// One pass with every configured relay, concurrently, each within its own deadline
+    /// ([`SyncOptions::deadline`]). A relay that fails is reported (its error kept in
+    /// [`RelayInfo::last_error`]); a relay that broke a rule is also marked misbehaving
+    /// and backed off. The others carry on.
     pub async fn sync(&self, opts: &SyncOptions) -> Result<Vec<RelayReport>> {
         let relays = self.relays().await?;
         let passes = relays.into_iter().map(|info| self.sync_relay(info, opts));
@@ -60,56 +132,115 @@ impl MemoryStore {
                 return report;
             }
         };
-        let outcome = async {
-            let conn = Connection::connect(&url, opts.connect_timeout).await?;
-            self.pass(&conn, &info, opts, &mut report).await
+        if let Some(until) = info.backoff_until.filter(|t| *t > ingest::system_now()) {
+            let why = info.misbehaving.clone().unwrap_or_default();
+            report.error = Some(format!("backed off until {until} (Unix seconds) after misbehaving: {why}"));
+            report.pending = self.pending_count(&url).await.unwrap_or(0);
+            return report;
         }
+        let timed = tokio::time::timeout(opts.deadline, async {
+            let mut conn = Connection::connect(&url, opts.connect_timeout, Some(self.auth_signer(&url))).await?;
+            self.pass(&mut conn, &info, opts, &mut report).await
+        })
         .await;
+        let outcome = timed.unwrap_or_else(|_| {
+            let secs = opts.deadline.as_secs_f64();
+            let progress = report.pulled.applied + report.pulled.merged + report.pulled.duplicate + report.pushed;
+            if progress == 0 {
+                Err(Error::RelayMisbehaved { url: url.to_string(), rule: format!("the pass got nowhere in {secs} s") })
+            } else {
+                Err(Error::Relay(format!("{url}: the pass did not finish within {secs} s; it goes on next time")))
+            }
+        });
+        let clean = outcome.is_ok() && report.misbehaved.is_none();
         if let Err(e) = outcome {
             let msg = e.to_string();
             tracing::warn!(relay = %url, error = %msg, "sync pass failed");
+            if let Error::RelayMisbehaved { rule, .. } = &e {
+                report.misbehaved.get_or_insert(rule.clone());
+            }
             let _ = self.relay_failed(&url, &msg).await;
             report.error = Some(msg);
         }
-        report.pending = self.pending_for(&url, usize::MAX).await.map(|p| p.len() as u64).unwrap_or(0);
+        if clean || report.misbehaved.is_some() {
+            let _ = self.relay_conduct(&url, report.misbehaved.as_deref()).await;
+        }
+        report.pending = self.pending_count(&url).await.unwrap_or(0);
         report
     }
 
-    /// Pull, then push, over an open connection.
+    /// Signs NIP-42 answers for `url` with the store's key.
+    pub(crate) fn auth_signer(&self, url: &RelayUrl) -> AuthSigner {
+        let store = self.clone();
+        let url = url.to_string();
+        Arc::new(move |challenge: &str| {
+            let event = store.inner_codec().auth_event(challenge, &url).ok()?;
+            serde_json::from_str(&event.as_json()).ok()
+        })
+    }
+
+    /// Pull, then push, over an open connection. A failed NIP-77 session falls back to
+    /// `since` reads (on a new connection if the session took the old one down).
     pub(crate) async fn pass(
         &self,
-        conn: &Connection,
+        conn: &mut Connection,
         info: &RelayInfo,
         opts: &SyncOptions,
         report: &mut RelayReport,
     ) -> Result<()> {
         let url = conn.url().clone();
+        let started = ingest::system_now();
+        let mut budget = Budget::new(opts, &url);
         let negentropy = match info.negentropy {
             Some(known) => known,
             None => {
                 let filter = self.app_filter(None, None, None);
                 let initial = self.neg_initial(&[]).await?;
                 let supported = conn.probe_negentropy(filter, initial, NEG_PROBE).await;
-                self.set_negentropy(&url, supported).await?;
+                if !supported {
+                    self.set_negentropy(&url, false).await?;
+                }
                 supported
             }
         };
-        let now = now_secs();
+        let mut done = false;
         if negentropy {
             report.method = "negentropy".into();
-            self.pull_negentropy(conn, opts, report).await?;
-            self.relay_synced(&url, now, true).await?;
-        } else {
-            let stale_full = info.last_full.is_none_or(|t| now - t > opts.full_every.as_secs() as i64);
+            match self.pull_negentropy(conn, &mut budget).await {
+                Ok(()) => {
+                    merge_into(report, &mut budget);
+                    self.set_negentropy(&url, true).await?;
+                    self.relay_synced(&url, started, true).await?;
+                    done = true;
+                }
+                Err(e) => {
+                    merge_into(report, &mut budget);
+                    // Not capable after all: read as from a relay without NIP-77, and say so.
+                    tracing::info!(relay = %url, error = %e, "NIP-77 session failed; reading with since");
+                    self.set_negentropy(&url, false).await?;
+                    report.misbehaved = Some(format!("NIP-77 session failed: {e}"));
+                    if !conn.is_alive() {
+                        *conn = Connection::connect(&url, opts.connect_timeout, Some(self.auth_signer(&url))).await?;
+                    }
+                }
+            }
+        }
+        if !done {
+            let stale_full = info.last_full.is_none_or(|t| started.saturating_sub(t) > opts.full_every.as_secs() as i64);
             let full = opts.full || stale_full;
-            let since = (!full).then(|| (info.checkpoint - opts.overlap.as_secs() as i64).max(0));
+            let since = (!full).then(|| info.checkpoint.saturating_sub(opts.overlap.as_secs() as i64).max(0));
             report.method = if full { "full" } else { "since" }.into();
-            let (served, newest) = self.pull_since(conn, since, opts, report).await?;
+            let read = self.pull_since(conn, since, started, &mut budget).await;
+            merge_into(report, &mut budget);
+            read?;
             if full {
                 // What the relay no longer serves must be pushed again (relay repair).
-                self.reconcile_acks(&url, served).await?;
+                self.reconcile_acks(&url, std::mem::take(&mut budget.served)).await?;
             }
-            self.relay_synced(&url, newest.max(info.checkpoint), full).await?;
+            // Only events that were applied or already held move the checkpoint, never
+            // past the moment this read began: a relay's dates are its word, not ours.
+            let newest = budget.admitted.newest.unwrap_or(0).max(info.checkpoint);
+            self.relay_synced(&url, newest.min(started), full).await?;
         }
         self.push(conn, opts, report).await
     }
@@ -136,82 +267,93 @@ impl MemoryStore {
         f
     }
 
-    /// Reads everything matching our filters since `since` (all if `None`), page by page.
-    /// Returns the ids served and the newest `created_at` seen. Errors unless every page
-    /// ended with `EOSE`: a partial read never moves a checkpoint.
+    /// Reads everything matching our filters from `since` (all if `None`) to `until`,
+    /// page by page, newest first. Each page must move the window back: the next `until`
+    /// is the page's oldest in-window second, and a page that falls on one second is
+    /// followed by one capped read of that whole second. Errors unless every page ended
+    /// with `EOSE`: a partial read never moves a checkpoint.
     async fn pull_since(
         &self,
         conn: &Connection,
         since: Option<i64>,
-        opts: &SyncOptions,
-        report: &mut RelayReport,
-    ) -> Result<(Vec<String>, i64)> {
-        let mut served = Vec::new();
-        let mut newest = 0;
+        until: i64,
+        budget: &mut Budget<'_>,
+    ) -> Result<()> {
+        let opts = budget.opts;
+        let lo = since.unwrap_or(0);
         for dm in [false, true] {
-            let mut seen: HashSet<String> = HashSet::new();
-            let mut until: Option<i64> = None;
-            loop {
-                let filter = if dm {
-                    self.dm_filter(since, until, Some(opts.page))
+            let filter = |since: Option<i64>, until: i64, limit: Option<usize>| {
+                if dm {
+                    self.dm_filter(since, Some(until), limit)
                 } else {
-                    self.app_filter(since, until, Some(opts.page))
-                };
-                let page = conn.subscribe(vec![filter])?.collect_stored(opts.timeout).await?;
-                let full_page = page.len() >= opts.page;
-                let oldest = page.iter().filter_map(|e| e["created_at"].as_i64()).min();
-                let fresh: Vec<Value> = page
-                    .into_iter()
-                    .filter(|e| e["id"].as_str().is_some_and(|id| seen.insert(id.to_string())))
-                    .collect();
-                for e in &fresh {
-                    newest = newest.max(e["created_at"].as_i64().unwrap_or(0));
+                    self.app_filter(since, Some(until), limit)
                 }
-                let progress = fresh.len();
-                self.ingest_page(conn.url(), fresh, report, &mut served).await?;
+            };
+            let mut until = until;
+            loop {
+                let caps = budget.page_caps(opts.page)?;
+                let page = conn.subscribe(vec![filter(since, until, Some(opts.page))])?.collect_stored(opts.timeout, caps).await?;
+                let full_page = page.0.len() >= opts.page;
+                let oldest =
+                    page.0.iter().filter_map(|e| e["created_at"].as_i64()).filter(|t| (lo..=until).contains(t)).min();
+                let fresh = budget.take(page);
+                self.admit_page(conn.url(), fresh, Some((lo, until)), budget).await?;
                 if let Some(p) = &opts.progress {
-                    p(conn.url().as_str(), "pull", report.pulled.applied, seen.len() as u64);
+                    p(conn.url().as_str(), "pull", budget.admitted.report.applied, budget.events as u64);
                 }
-                match (full_page, oldest) {
-                    (false, _) | (_, None) => break,
-                    (true, Some(t)) if progress > 0 => until = Some(t),
-                    (true, Some(t)) => {
-                        // A whole page at one second: read that second without a limit.
-                        let f = if dm {
-                            self.dm_filter(Some(t), Some(t), None)
-                        } else {
-                            self.app_filter(Some(t), Some(t), None)
-                        };
-                        let rest = conn.subscribe(vec![f])?.collect_stored(opts.timeout).await?;
-                        let fresh: Vec<Value> = rest
-                            .into_iter()
-                            .filter(|e| e["id"].as_str().is_some_and(|id| seen.insert(id.to_string())))
-                            .collect();
-                        self.ingest_page(conn.url(), fresh, report, &mut served).await?;
-                        if t == 0 || since.is_some_and(|s| t <= s) {
+                if !full_page {
+                    break;
+                }
+                match oldest {
+                    None => {
+                        return Err(budget.misbehaved("served a full page with nothing in the requested window".into()))
+                    }
+                    Some(t) if t < until => until = t,
+                    Some(t) => {
+                        // A whole page at one second: read that second in full, once.
+                        let caps = budget.page_caps(opts.boundary_events)?;
+                        let rest = conn
+                            .subscribe(vec![filter(Some(t), t, None)])?
+                            .collect_stored(opts.timeout, caps)
+                            .await
+                            .map_err(|e| match e {
+                                TransportError::Misbehaved { rule, .. } => {
+                                    budget.misbehaved(format!("second {t} holds too much: {rule}"))
+                                }
+                                e => e.into(),
+                            })?;
+                        let fresh = budget.take(rest);
+                        self.admit_page(conn.url(), fresh, Some((t, t)), budget).await?;
+                        if t <= lo {
                             break;
                         }
-                        until = Some(t - 1);
+                        until = t - 1;
                     }
                 }
             }
         }
-        Ok((served, newest))
+        Ok(())
     }
 
-    async fn ingest_page(
+    /// Sends a page through the store's one door, and cuts the relay off once it has
+    /// served more junk than [`SyncOptions::max_violations`].
+    async fn admit_page(
         &self,
         url: &RelayUrl,
         events: Vec<Value>,
-        report: &mut RelayReport,
-        served: &mut Vec<String>,
+        window: Option<(i64, i64)>,
+        budget: &mut Budget<'_>,
     ) -> Result<()> {
         if events.is_empty() {
             return Ok(());
         }
-        served.extend(events.iter().filter_map(|e| e["id"].as_str().map(str::to_string)));
-        let part = self.ingest_from_relay(url, events).await?;
-        merge(&mut report.pulled, part);
+        let source = Source::Relay { url: url.to_string(), window };
+        let part = self.admit_all(source, events.into_iter().map(ingest::parse_value).collect()).await?;
+        budget.admitted.absorb(part);
+        let violations = budget.violations();
+        if violations > budget.opts.max_violations {
+            return Err(budget.misbehaved(format!("served {violations} events no honest relay serves for this filter")));
+        }
         Ok(())
     }
 
@@ -221,9 +363,11 @@ impl MemoryStore {
     }
 
     /// NIP-77: learn which ids each side lacks, fetch what we lack, and mark what the
-    /// relay lacks as unacknowledged so the push sends it.
-    async fn pull_negentropy(&self, conn: &Connection, opts: &SyncOptions, report: &mut RelayReport) -> Result<()> {
+    /// relay lacks as unacknowledged so the push sends it. At most
+    /// [`SyncOptions::neg_rounds`] rounds and what is left of the pass's event cap.
+    async fn pull_negentropy(&self, conn: &Connection, budget: &mut Budget<'_>) -> Result<()> {
         let url = conn.url().clone();
+        let opts = budget.opts;
         for (kinds, filter) in [
             (vec![KIND_APP_DATA, KIND_DELETION], self.app_filter(None, None, None)),
             (vec![KIND_DM], self.dm_filter(None, None, None)),
@@ -233,13 +377,21 @@ impl MemoryStore {
             let initial = hex::encode(neg.initiate().map_err(|e| Error::Relay(format!("negentropy: {e}")))?);
             let mut session = conn.neg_open(filter, initial)?;
             let (mut have, mut need) = (Vec::new(), Vec::new());
+            let mut rounds = 0;
             loop {
+                rounds += 1;
+                if rounds > opts.neg_rounds {
+                    return Err(budget.misbehaved(format!("NIP-77 took more than {} rounds", opts.neg_rounds)));
+                }
                 let reply = session.neg_reply(opts.timeout).await?;
-                let bytes = hex::decode(&reply).map_err(|_| Error::Relay("negentropy: bad hex from relay".into()))?;
-                match neg
+                let bytes = hex::decode(&reply).map_err(|_| budget.misbehaved("NIP-77: bad hex".into()))?;
+                let next = neg
                     .reconcile_with_ids(&bytes, &mut have, &mut need)
-                    .map_err(|e| Error::Relay(format!("negentropy: {e}")))?
-                {
+                    .map_err(|e| budget.misbehaved(format!("NIP-77: {e}")))?;
+                if need.len() > opts.max_events.saturating_sub(budget.events) {
+                    return Err(budget.misbehaved(format!("NIP-77 named more than {} events we lack", need.len())));
+                }
+                match next {
                     Some(next) => session.neg_msg(hex::encode(next))?,
                     None => break,
                 }
@@ -248,10 +400,11 @@ impl MemoryStore {
             let have: Vec<String> = have.iter().map(|id| hex::encode(id.as_bytes())).collect();
             self.clear_acks(&url, have).await?;
             let need: Vec<String> = need.iter().map(|id| hex::encode(id.as_bytes())).collect();
-            let mut served = Vec::new();
             for chunk in need.chunks(IDS_PER_REQ) {
-                let page = conn.subscribe(vec![json!({"ids": chunk})])?.collect_stored(opts.timeout).await?;
-                self.ingest_page(&url, page, report, &mut served).await?;
+                let caps = budget.page_caps(chunk.len())?;
+                let page = conn.subscribe(vec![json!({"ids": chunk})])?.collect_stored(opts.timeout, caps).await?;
+                let fresh = budget.take(page);
+                self.admit_page(&url, fresh, None, budget).await?;
             }
         }
         Ok(())
@@ -261,10 +414,11 @@ impl MemoryStore {
     /// each `OK true`. A refusal is reported and retried on the next pass.
     pub(crate) async fn push(&self, conn: &Connection, opts: &SyncOptions, report: &mut RelayReport) -> Result<()> {
         let url = conn.url().clone();
-        let pending = self.pending_for(&url, usize::MAX).await?;
+        let pending = self.pending_ids(&url).await?;
         let total = pending.len() as u64;
         let mut done = 0u64;
-        for window in pending.chunks(opts.window.max(1)) {
+        for ids in pending.chunks(opts.window.max(1)) {
+            let window = self.events_by_id(ids.to_vec()).await?;
             let sends = window.iter().map(|e| async move {
                 let value: Value = serde_json::from_str(&e.as_json()).expect("an event is JSON");
                 conn.publish(&e.id.to_hex(), value, opts.timeout).await
@@ -281,7 +435,7 @@ impl MemoryStore {
                 }
             }
             report.pushed += acked.len() as u64;
-            done += window.len() as u64;
+            done += ids.len() as u64;
             self.mark_acked(&url, acked).await?;
             if let Some(p) = &opts.progress {
                 p(url.as_str(), "push", done, total);
@@ -289,6 +443,12 @@ impl MemoryStore {
         }
         Ok(())
     }
+}
+
+/// Moves what a pass admitted so far into its report.
+fn merge_into(report: &mut RelayReport, budget: &mut Budget<'_>) {
+    let admitted = std::mem::take(&mut budget.admitted.report);
+    report.pulled.absorb(admitted);
 }
 
 fn set_bounds(f: &mut Value, since: Option<i64>, until: Option<i64>, limit: Option<usize>) {

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use transport::TransportError;
+pub use transport::{TransportError, MAX_MESSAGE};
 pub use url::{RelayUrl, RelayUrlError};
 
 use crate::ImportReport;
@@ -41,6 +41,26 @@ pub struct SyncOptions {
     pub page: usize,
     /// Events in flight when pushing.
     pub window: usize,
+    /// The most one pass with one relay may take, pull and push together. A relay that
+    /// has not finished by then is cut off (and marked misbehaving if the pass got
+    /// nowhere); the other relays never wait for it.
+    pub deadline: Duration,
+    /// Pages one pass may read from one relay.
+    pub max_pages: usize,
+    /// Events one pass may read from one relay (whatever they turn out to be).
+    pub max_events: usize,
+    /// Bytes of event messages one pass may read from one relay.
+    pub max_bytes: u64,
+    /// Bytes of event messages one page may hold.
+    pub page_bytes: usize,
+    /// Events one second may hold when a whole page falls on it and it is read again in
+    /// full (NIP-01's `until` is inclusive, and memstr writes over a thousand a second).
+    pub boundary_events: usize,
+    /// NIP-77 rounds one reconciliation may take before it falls back to `since` reads.
+    pub neg_rounds: usize,
+    /// Events that fail checks no honest relay could fail (forged, foreign, outside the
+    /// window, not an event) before the relay is cut off as misbehaving.
+    pub max_violations: u64,
     /// Called as work proceeds.
     pub progress: Option<ProgressFn>,
 }
@@ -55,6 +75,14 @@ impl Default for SyncOptions {
             full_every: Duration::from_secs(24 * 3600),
             page: 1000,
             window: 200,
+            deadline: Duration::from_secs(60),
+            max_pages: 2_000,
+            max_events: 500_000,
+            max_bytes: 1 << 30,
+            page_bytes: 32 << 20,
+            boundary_events: 50_000,
+            neg_rounds: 64,
+            max_violations: 100,
             progress: None,
         }
     }
@@ -64,6 +92,7 @@ impl std::fmt::Debug for SyncOptions {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SyncOptions")
             .field("timeout", &self.timeout)
+            .field("deadline", &self.deadline)
             .field("full", &self.full)
             .field("page", &self.page)
             .field("window", &self.window)
@@ -87,4 +116,6 @@ pub struct RelayReport {
     pub pending: u64,
     /// Why the pass stopped early, if it did.
     pub error: Option<String>,
+    /// The rule the relay broke in this pass, if it broke one (it is then backed off).
+    pub misbehaved: Option<String>,
 }

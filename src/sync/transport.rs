@@ -1,9 +1,14 @@
 //! A minimal NIP-01 client over one websocket: publish with `OK` acknowledgements,
-//! subscriptions until `EOSE` or live, and a quick NIP-77 probe.
+//! subscriptions until `EOSE` or live, NIP-77 sessions, and NIP-42 authentication.
 //!
 //! memstr's own rather than nostr-sdk's pool because the pool drops events with bad
 //! signatures or excess size before a caller sees them, and memstr must count every
 //! refused event. Raw event JSON goes up untouched; the store checks it.
+//!
+//! A relay is untrusted, so everything it can make this side hold is bounded: a frame
+//! larger than [`MAX_MESSAGE`] is refused by the websocket layer before it is buffered,
+//! each subscription queues at most [`SUB_QUEUE`] messages (the reader then waits, so the
+//! socket pushes back on the relay), and a page stops at its event and byte caps.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -18,9 +23,18 @@ use tokio_tungstenite::tungstenite::Message;
 
 use super::url::RelayUrl;
 
-/// Largest websocket message accepted: well above any valid event, so oversized events
-/// still arrive and are counted rather than breaking the connection.
-const MAX_MESSAGE: usize = 4 << 20;
+/// Largest websocket message (and frame) accepted. A valid memstr event is under 200 kB
+/// (NIP-44 caps the plaintext at 64 KiB); oversized events below this still arrive and are
+/// counted, larger frames end the connection before a byte of them is buffered.
+pub const MAX_MESSAGE: usize = 512 << 10;
+/// Messages queued per subscription before the socket reader waits for the consumer.
+const SUB_QUEUE: usize = 256;
+/// How long the reader waits for a slow consumer before giving up on that subscription:
+/// a relay must not stall the `OK`s of the whole connection behind one full queue.
+const SUB_STALL: Duration = Duration::from_secs(10);
+
+/// Signs a NIP-42 answer to a relay's challenge: the event as JSON, or `None`.
+pub type AuthSigner = Arc<dyn Fn(&str) -> Option<Value> + Send + Sync>;
 
 /// What went wrong talking to a relay.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,13 +48,16 @@ pub enum TransportError {
     Closed { url: String },
     #[error("{url}: subscription closed by relay: {reason}")]
     SubscriptionClosed { url: String, reason: String },
+    /// The relay broke a bound (a page over its caps, a subscription it flooded).
+    #[error("{url}: {rule}")]
+    Misbehaved { url: String, rule: String },
 }
 
 /// A message for one subscription.
 #[derive(Debug)]
 pub enum SubMsg {
-    /// An event object as the relay sent it (unverified).
-    Event(Value),
+    /// An event object as the relay sent it (unverified), and the size of its message.
+    Event(Value, usize),
     /// End of stored events.
     Eose,
     /// The relay closed the subscription.
@@ -56,10 +73,23 @@ pub struct Ack {
     pub message: String,
 }
 
+impl Ack {
+    fn auth_required(&self) -> bool {
+        !self.accepted && self.message.starts_with("auth-required")
+    }
+}
+
+/// The most a page of stored events may hold.
+#[derive(Debug, Clone, Copy)]
+pub struct PageCaps {
+    pub events: usize,
+    pub bytes: usize,
+}
+
 #[derive(Default)]
 struct Routes {
     oks: HashMap<String, oneshot::Sender<Ack>>,
-    subs: HashMap<String, mpsc::UnboundedSender<SubMsg>>,
+    subs: HashMap<String, mpsc::Sender<SubMsg>>,
 }
 
 struct Shared {
@@ -68,6 +98,9 @@ struct Shared {
     alive: AtomicBool,
     notices: broadcast::Sender<String>,
     next_id: AtomicU64,
+    signer: Option<AuthSigner>,
+    /// Set once an `AUTH` answer went out (nostr-rs-relay 0.8.12 sends no `OK` for it).
+    authed: tokio::sync::watch::Sender<bool>,
 }
 
 /// One open connection to one relay.
@@ -91,8 +124,8 @@ fn install_crypto() {
 }
 
 impl Connection {
-    /// Opens a websocket to `url`.
-    pub async fn connect(url: &RelayUrl, timeout: Duration) -> Result<Self, TransportError> {
+    /// Opens a websocket to `url`. With a `signer`, a relay's NIP-42 challenge is answered.
+    pub async fn connect(url: &RelayUrl, timeout: Duration, signer: Option<AuthSigner>) -> Result<Self, TransportError> {
         install_crypto();
         let mut config = WebSocketConfig::default();
         config.max_message_size = Some(MAX_MESSAGE);
@@ -104,6 +137,8 @@ impl Connection {
             Ok(Ok(ws)) => ws,
         };
         let (mut sink, mut stream) = ws.split();
+        // Only this side writes to it, at rates this side sets (a push window, one pong per
+        // ping read), so it needs no bound of its own.
         let (out, mut out_rx) = mpsc::unbounded_channel::<Message>();
         let shared = Arc::new(Shared {
             url: url.clone(),
@@ -111,6 +146,8 @@ impl Connection {
             alive: AtomicBool::new(true),
             notices: broadcast::channel(16).0,
             next_id: AtomicU64::new(0),
+            signer,
+            authed: tokio::sync::watch::channel(false).0,
         });
         let writer = {
             let shared = shared.clone();
@@ -129,11 +166,15 @@ impl Connection {
             tokio::spawn(async move {
                 while let Some(frame) = stream.next().await {
                     match frame {
-                        Ok(Message::Text(text)) => shared.dispatch(&text),
+                        Ok(Message::Text(text)) => shared.dispatch(&text, &out).await,
                         Ok(Message::Ping(p)) => {
                             let _ = out.send(Message::Pong(p));
                         }
-                        Ok(Message::Close(_)) | Err(_) => break,
+                        Ok(Message::Close(_)) => break,
+                        Err(e) => {
+                            tracing::debug!(url = %shared.url, error = %e, "websocket failed");
+                            break;
+                        }
                         Ok(_) => {}
                     }
                 }
@@ -153,6 +194,16 @@ impl Connection {
         self.shared.alive.load(Ordering::SeqCst)
     }
 
+    /// Whether this side answered a NIP-42 challenge on this connection.
+    pub fn authenticated(&self) -> bool {
+        *self.shared.authed.borrow()
+    }
+
+    /// Waits up to `timeout` for this side to answer a challenge; true once it has.
+    pub async fn wait_auth(&self, timeout: Duration) -> bool {
+        self.shared.wait_auth(timeout).await
+    }
+
     fn closed(&self) -> TransportError {
         TransportError::Closed { url: self.shared.url.to_string() }
     }
@@ -164,8 +215,17 @@ impl Connection {
         self.out.send(Message::Text(v.to_string().into())).map_err(|_| self.closed())
     }
 
-    /// Publishes an event (its JSON object) and waits for the relay's `OK`.
+    /// Publishes an event (its JSON object) and waits for the relay's `OK`. A refusal for
+    /// want of authentication is sent once more after this side authenticates.
     pub async fn publish(&self, id: &str, event: Value, timeout: Duration) -> Result<Ack, TransportError> {
+        let ack = self.publish_once(id, event.clone(), timeout).await?;
+        if ack.auth_required() && self.shared.signer.is_some() && self.wait_auth(timeout).await {
+            return self.publish_once(id, event, timeout).await;
+        }
+        Ok(ack)
+    }
+
+    async fn publish_once(&self, id: &str, event: Value, timeout: Duration) -> Result<Ack, TransportError> {
         let (tx, rx) = oneshot::channel();
         self.shared.routes.lock().expect("routes").oks.insert(id.to_string(), tx);
         self.send(json!(["EVENT", event]))?;
@@ -185,8 +245,9 @@ impl Connection {
         let rx = self.route(&id);
         let mut req = vec![json!("REQ"), json!(id)];
         req.extend(filters);
-        self.send(Value::Array(req))?;
-        Ok(Subscription { id, rx, out: self.out.clone(), shared: self.shared.clone(), close: "CLOSE" })
+        let req = Value::Array(req);
+        self.send(req.clone())?;
+        Ok(Subscription { id, rx, out: self.out.clone(), shared: self.shared.clone(), close: "CLOSE", req: Some(req) })
     }
 
     /// Opens a NIP-77 session (`NEG-OPEN`) with our first message (hex).
@@ -194,7 +255,7 @@ impl Connection {
         let id = self.new_id("neg");
         let rx = self.route(&id);
         self.send(json!(["NEG-OPEN", id, filter, initial]))?;
-        Ok(Subscription { id, rx, out: self.out.clone(), shared: self.shared.clone(), close: "NEG-CLOSE" })
+        Ok(Subscription { id, rx, out: self.out.clone(), shared: self.shared.clone(), close: "NEG-CLOSE", req: None })
     }
 
     /// Asks whether the relay speaks NIP-77, answering within `timeout`: a relay without
@@ -225,49 +286,76 @@ impl Connection {
         format!("{prefix}-{}", self.shared.next_id.fetch_add(1, Ordering::SeqCst))
     }
 
-    fn route(&self, id: &str) -> mpsc::UnboundedReceiver<SubMsg> {
-        let (tx, rx) = mpsc::unbounded_channel();
+    fn route(&self, id: &str) -> mpsc::Receiver<SubMsg> {
+        let (tx, rx) = mpsc::channel(SUB_QUEUE);
         self.shared.routes.lock().expect("routes").subs.insert(id.to_string(), tx);
         rx
     }
 }
 
 impl Shared {
-    fn dispatch(&self, text: &str) {
-        let Ok(Value::Array(msg)) = serde_json::from_str::<Value>(text) else {
+    async fn dispatch(&self, text: &str, out: &mpsc::UnboundedSender<Message>) {
+        let Ok(Value::Array(mut msg)) = serde_json::from_str::<Value>(text) else {
             tracing::debug!(url = %self.url, "unparseable relay message");
             return;
         };
-        let kind = msg.first().and_then(Value::as_str).unwrap_or("");
+        let kind = msg.first().and_then(Value::as_str).unwrap_or("").to_string();
         let id = msg.get(1).and_then(Value::as_str).unwrap_or("").to_string();
-        let routes = &mut *self.routes.lock().expect("routes");
-        match kind {
+        let text_at = |msg: &[Value], i: usize| msg.get(i).and_then(Value::as_str).unwrap_or("").to_string();
+        let (tx, m) = match kind.as_str() {
             "OK" => {
-                if let Some(tx) = routes.oks.remove(&id) {
+                if let Some(tx) = self.routes.lock().expect("routes").oks.remove(&id) {
                     let accepted = msg.get(2).and_then(Value::as_bool).unwrap_or(false);
-                    let message = msg.get(3).and_then(Value::as_str).unwrap_or("").to_string();
-                    let _ = tx.send(Ack { accepted, message });
+                    let _ = tx.send(Ack { accepted, message: text_at(&msg, 3) });
                 }
+                return;
             }
             "EVENT" | "EOSE" | "CLOSED" | "NEG-MSG" | "NEG-ERR" => {
-                let Some(tx) = routes.subs.get(&id) else { return };
-                let m = match kind {
-                    "EVENT" => SubMsg::Event(msg.get(2).cloned().unwrap_or(Value::Null)),
+                let Some(tx) = self.routes.lock().expect("routes").subs.get(&id).cloned() else { return };
+                let m = match kind.as_str() {
+                    "EVENT" => SubMsg::Event(if msg.len() > 2 { msg.swap_remove(2) } else { Value::Null }, text.len()),
                     "EOSE" => SubMsg::Eose,
-                    "CLOSED" => SubMsg::Closed(msg.get(2).and_then(Value::as_str).unwrap_or("").to_string()),
-                    _ => SubMsg::Neg {
-                        kind: kind.to_string(),
-                        payload: msg.get(2).and_then(Value::as_str).unwrap_or("").to_string(),
-                    },
+                    "CLOSED" => SubMsg::Closed(text_at(&msg, 2)),
+                    _ => SubMsg::Neg { kind, payload: text_at(&msg, 2) },
                 };
-                let _ = tx.send(m);
+                (tx, m)
+            }
+            "AUTH" => {
+                self.answer_auth(&id, out);
+                return;
             }
             "NOTICE" => {
                 tracing::debug!(url = %self.url, notice = %id, "relay notice");
                 let _ = self.notices.send(id);
+                return;
             }
-            _ => {}
+            _ => return,
+        };
+        // Backpressure: the socket is not read while a subscription's queue is full. A
+        // consumer that does not drain it in time loses the subscription (it sees it
+        // closed), not the whole connection.
+        match tokio::time::timeout(SUB_STALL, tx.send(m)).await {
+            Ok(_) => {}
+            Err(_) => {
+                tracing::debug!(url = %self.url, sub = %id, "subscription queue stalled: dropped");
+                self.routes.lock().expect("routes").subs.remove(&id);
+            }
         }
+    }
+
+    fn answer_auth(&self, challenge: &str, out: &mpsc::UnboundedSender<Message>) {
+        let Some(signer) = &self.signer else { return };
+        let Some(event) = signer(challenge) else { return };
+        if out.send(Message::Text(json!(["AUTH", event]).to_string().into())).is_ok() {
+            tracing::debug!(url = %self.url, "answered AUTH challenge");
+            self.authed.send_replace(true);
+        }
+    }
+
+    async fn wait_auth(&self, timeout: Duration) -> bool {
+        let mut rx = self.authed.subscribe();
+        let answered = tokio::time::timeout(timeout, rx.wait_for(|a| *a)).await.is_ok_and(|r| r.is_ok());
+        answered
     }
 
     /// The socket is gone: fail every waiter.
@@ -282,10 +370,12 @@ impl Shared {
 /// An open `REQ`; closed (`CLOSE`) when dropped.
 pub struct Subscription {
     id: String,
-    rx: mpsc::UnboundedReceiver<SubMsg>,
+    rx: mpsc::Receiver<SubMsg>,
     out: mpsc::UnboundedSender<Message>,
     shared: Arc<Shared>,
     close: &'static str,
+    /// The `REQ` as sent, to send again after authenticating.
+    req: Option<Value>,
 }
 
 impl Subscription {
@@ -317,19 +407,68 @@ impl Subscription {
         self.rx.recv().await
     }
 
-    /// Collects events until `EOSE`. Errors when the relay closes the subscription, the
-    /// connection drops, or `timeout` passes first: a partial fetch is never a result.
-    pub async fn collect_stored(&mut self, timeout: Duration) -> Result<Vec<Value>, TransportError> {
+    /// Messages already queued, without waiting (at most `max`).
+    pub fn drain_ready(&mut self, max: usize) -> Vec<SubMsg> {
+        let mut out = Vec::new();
+        while out.len() < max {
+            match self.rx.try_recv() {
+                Ok(m) => out.push(m),
+                Err(_) => break,
+            }
+        }
+        out
+    }
+
+    /// Collects events until `EOSE`, within `caps`. Errors when the relay closes the
+    /// subscription, the connection drops, a cap is passed, or `timeout` passes before
+    /// `EOSE` (a trickle does not extend it): a partial fetch is never a result. A refusal for want of authentication is
+    /// retried once after this side authenticates.
+    /// Returns the events and the bytes of their messages.
+    pub async fn collect_stored(
+        &mut self,
+        timeout: Duration,
+        caps: PageCaps,
+    ) -> Result<(Vec<Value>, usize), TransportError> {
         let url = self.shared.url.to_string();
         let mut events = Vec::new();
-        let deadline = tokio::time::Instant::now() + timeout;
+        let mut bytes = 0usize;
+        let mut retried = false;
+        let mut deadline = tokio::time::Instant::now() + timeout;
         loop {
             match tokio::time::timeout_at(deadline, self.next()).await {
                 Err(_) => return Err(TransportError::Timeout { url, secs: timeout.as_secs() }),
                 Ok(None) => return Err(TransportError::Closed { url }),
-                Ok(Some(SubMsg::Event(e))) => events.push(e),
-                Ok(Some(SubMsg::Eose)) => return Ok(events),
-                Ok(Some(SubMsg::Closed(reason))) => return Err(TransportError::SubscriptionClosed { url, reason }),
+                Ok(Some(SubMsg::Event(e, size))) => {
+                    bytes = bytes.saturating_add(size);
+                    events.push(e);
+                    if events.len() > caps.events || bytes > caps.bytes {
+                        let rule = format!(
+                            "a page passed its cap ({} events, {} bytes; caps {} and {})",
+                            events.len(),
+                            bytes,
+                            caps.events,
+                            caps.bytes
+                        );
+                        return Err(TransportError::Misbehaved { url, rule });
+                    }
+                }
+                Ok(Some(SubMsg::Eose)) => return Ok((events, bytes)),
+                Ok(Some(SubMsg::Closed(reason))) => {
+                    let can_retry = !retried && reason.starts_with("auth-required") && self.shared.signer.is_some();
+                    if can_retry && self.shared.wait_auth(timeout).await {
+                        if let Some(req) = &self.req {
+                            retried = true;
+                            deadline = tokio::time::Instant::now() + timeout;
+                            events.clear();
+                            bytes = 0;
+                            self.out
+                                .send(Message::Text(req.to_string().into()))
+                                .map_err(|_| TransportError::Closed { url: url.clone() })?;
+                            continue;
+                        }
+                    }
+                    return Err(TransportError::SubscriptionClosed { url, reason });
+                }
                 Ok(Some(SubMsg::Neg { .. })) => {}
             }
         }

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::transport::{Connection, SubMsg};
 use super::{RelayReport, RelayUrl, SyncOptions};
 use crate::error::{Error, Result};
+use crate::store::ingest::{self, Source};
 use crate::MemoryStore;
 
 /// First wait before reconnecting; doubles up to [`MAX_BACKOFF`].
@@ -15,12 +16,15 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 const RETRY_EVERY: Duration = Duration::from_secs(30);
 /// How often to look for commits by other processes (another `memstr` invocation).
 const FOREIGN_WRITES_EVERY: Duration = Duration::from_secs(1);
+/// Live events applied in one transaction at most: one fsync per batch, not per event.
+const LIVE_BATCH: usize = 256;
 
 impl MemoryStore {
     /// Syncs with every configured relay until `shutdown` completes: catches up, then
     /// keeps a live subscription open (a change on another device shows here within
     /// seconds) and pushes each local change as it commits. Reconnects with backoff
-    /// (1 s doubling to 60 s) across relay restarts and network loss.
+    /// (1 s doubling to 60 s) across relay restarts and network loss; a relay that broke
+    /// a rule waits out its backoff first.
     pub async fn watch<F: Future<Output = ()>>(&self, opts: SyncOptions, shutdown: F) -> Result<()> {
         let relays = self.relays().await?;
         if relays.is_empty() {
@@ -47,31 +51,59 @@ impl MemoryStore {
             if let Err(e) = self.watch_session(&url, &opts, &mut caught_up).await {
                 tracing::info!(relay = %url, error = %e, "live sync interrupted");
                 let _ = self.relay_failed(&url, &e.to_string()).await;
+                if let Error::RelayMisbehaved { rule, .. } = &e {
+                    let _ = self.relay_conduct(&url, Some(rule)).await;
+                }
             }
             backoff = if caught_up { MIN_BACKOFF } else { (backoff * 2).min(MAX_BACKOFF) };
-            tokio::time::sleep(backoff).await;
+            let until = self.relay_info(&url).await.ok().flatten().and_then(|i| i.backoff_until).unwrap_or(0);
+            let banned = Duration::from_secs(until.saturating_sub(ingest::system_now()).max(0) as u64);
+            tokio::time::sleep(backoff.max(banned)).await;
         }
     }
 
     /// One connection's life: catch up, then follow. Returns when the relay goes away.
     async fn watch_session(&self, url: &RelayUrl, opts: &SyncOptions, caught_up: &mut bool) -> Result<()> {
-        let conn = Connection::connect(url, opts.connect_timeout).await?;
+        let mut conn = Connection::connect(url, opts.connect_timeout, Some(self.auth_signer(url))).await?;
         let mut changes = self.changes();
         changes.borrow_and_update();
         // Live first, so nothing stored between the catch-up read and the REQ is missed.
         let mut live = conn.subscribe(vec![self.live_filter(false), self.live_filter(true)])?;
         let info = self.relay_info(url).await?.ok_or_else(|| Error::Relay(format!("{url} was removed")))?;
         let mut report = RelayReport::default();
-        self.pass(&conn, &info, opts, &mut report).await?;
+        tokio::time::timeout(opts.deadline, self.pass(&mut conn, &info, opts, &mut report))
+            .await
+            .map_err(|_| Error::Relay(format!("{url}: catching up took over {} s", opts.deadline.as_secs())))??;
+        if let Some(rule) = &report.misbehaved {
+            self.relay_conduct(url, Some(rule)).await?;
+        }
         *caught_up = true;
         let mut retry = tokio::time::interval(RETRY_EVERY);
         let mut foreign = tokio::time::interval(FOREIGN_WRITES_EVERY);
         let mut version = self.data_version().await?;
+        let mut violations = 0u64;
         loop {
             tokio::select! {
                 msg = live.next() => match msg {
-                    Some(SubMsg::Event(e)) => {
-                        self.ingest_from_relay(url, vec![e]).await?;
+                    Some(SubMsg::Event(e, _)) => {
+                        // Whatever else is already queued goes into the same transaction.
+                        let mut batch = vec![ingest::parse_value(e)];
+                        for m in live.drain_ready(LIVE_BATCH - 1) {
+                            match m {
+                                SubMsg::Event(e, _) => batch.push(ingest::parse_value(e)),
+                                SubMsg::Closed(reason) => return Err(Error::Relay(format!("{url} closed the live subscription: {reason}"))),
+                                _ => {}
+                            }
+                        }
+                        let source = Source::Relay { url: url.to_string(), window: None };
+                        let admitted = self.admit_all(source, batch).await?;
+                        violations += super::engine::violations(&admitted.report);
+                        if violations > opts.max_violations {
+                            return Err(Error::RelayMisbehaved {
+                                url: url.to_string(),
+                                rule: format!("sent {violations} events that failed checks on a live subscription"),
+                            });
+                        }
                     }
                     Some(SubMsg::Closed(reason)) => return Err(Error::Relay(format!("{url} closed the live subscription: {reason}"))),
                     Some(_) => {}

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use memstr::identity::{DEFAULT_LOG_N, ENV_PASSWORD};
-use memstr::{DTagMode, Identity, ManualClock, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
+use memstr::{DTagMode, Identity, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
 use nostr::JsonUtil;
 use zeroize::Zeroizing;
 
@@ -30,7 +30,8 @@ pub struct Args {
     #[arg(long, global = true)]
     json: bool,
 
-    /// Evaluate decay and stamp writes at this Unix time (seconds) instead of now.
+    /// Evaluate decay, states and search as at this Unix time (seconds): reads are peeks
+    /// that count no access, and the command signs nothing (writes are refused).
     #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
     now: Option<f64>,
 
@@ -371,7 +372,7 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
         }
     }
     if let Some(now) = args.now {
-        options = options.clock(Arc::new(ManualClock::new(now)));
+        options = options.evaluate_at(now);
     }
     if let Some(mode) = args.d_tags {
         options = options.d_tag_mode(mode);

@@ -453,11 +453,15 @@ impl Out {
                 None => "unprobed",
             };
             println!(
-                "{}\tpending {}\tlast sync {}\t{}{}",
+                "{}\tpending {}\tlast sync {}\t{}{}{}",
                 r.url,
                 r.pending,
                 ago(r.last_sync),
                 neg,
+                r.misbehaving
+                    .as_ref()
+                    .map(|m| format!("\tMISBEHAVING: {m} (backed off until {})", ago(r.backoff_until)))
+                    .unwrap_or_default(),
                 r.last_error.as_ref().map(|e| format!("\terror: {e}")).unwrap_or_default()
             );
         }
@@ -471,11 +475,14 @@ impl Out {
         for r in reports {
             let p = &r.pulled;
             println!(
-                "{} ({}): pulled {} new, {} known, {} stale, {} deleted, {} rejected; pushed {}, refused {}, pending {}",
+                "{} ({}): pulled {} new, {} known, {} stale, {} deleted, {} rejected, {} quarantined; pushed {}, refused {}, pending {}",
                 r.url, if r.method.is_empty() { "-" } else { &r.method }, p.applied, p.duplicate, p.stale, p.deleted,
-                p.rejected_total(), r.pushed, r.refused.len(), r.pending
+                p.rejected_total(), p.quarantined, r.pushed, r.refused.len(), r.pending
             );
-            if let Some(e) = &r.error {
+            if let Some(m) = &r.misbehaved {
+                println!("  misbehaving: {m} (backed off)");
+            }
+            if let Some(e) = r.error.as_ref().filter(|e| !r.misbehaved.as_ref().is_some_and(|m| e.ends_with(m.as_str()))) {
                 println!("  error: {e}");
             }
             for (id, why) in r.refused.iter().take(5) {
@@ -487,13 +494,20 @@ impl Out {
     pub fn status(&self, s: &StoreStats, relays: &[RelayInfo]) {
         if self.json {
             print_json(&json!({"outbox": s.outbox, "events": s.events, "unsigned_accesses": s.unsigned_accesses,
-                "rejected": s.rejected, "relays": relays}));
+                "rejected": s.rejected, "quarantined": s.quarantined, "relays": relays}));
             return;
         }
         println!(
             "outbox {} of {} events not yet on every relay; {} unsigned accesses",
             s.outbox, s.events, s.unsigned_accesses
         );
+        if s.quarantined > 0 {
+            println!(
+                "quarantined: {} events dated more than {} minutes ahead of this clock (applied when their time comes)",
+                s.quarantined,
+                memstr::FUTURE_SLACK / 60
+            );
+        }
         self.relays(relays);
         if s.rejected.is_empty() {
             println!("rejected events: none");

@@ -1,0 +1,289 @@
+//! The one door for events from elsewhere: an import file, a relay's page, a live
+//! subscription. Every check an untrusted event meets lives here, in this order:
+//!
+//! 1. it parses as a NIP-01 event (else `malformed_event`);
+//! 2. a relay's event lies inside the window memstr asked for (else `out_of_window`);
+//! 3. `Codec::decode`: signature, author, kind, d tag, size, decryption, payload rules;
+//! 4. it is not dated more than [`FUTURE_SLACK`] ahead of the system clock, else it waits
+//!    in the quarantine until its time comes (a clock it did not take never decides the
+//!    future here);
+//! 5. `apply::apply`, then the books: a relay's acknowledgement, the outbox for imports.
+//!
+//! Refusals are counted per reason, never fatal.
+
+use nostr::{Event, JsonUtil};
+use rusqlite::{params, Transaction};
+
+use super::{apply, enqueue, Inner, MemoryStore, Outcome};
+use crate::codec::Decoded;
+use crate::error::{RejectReason, Result};
+use crate::ImportReport;
+
+/// How far ahead of the system clock an event may be dated and still be applied: clocks
+/// differ by seconds to minutes; anything further is a broken clock or an attack.
+pub const FUTURE_SLACK: i64 = 15 * 60;
+
+/// Events per transaction: large enough to amortise fsync, small enough that a failure
+/// midway keeps most of the work.
+pub(crate) const BATCH: usize = 500;
+
+/// The system clock in whole seconds. Signing, quarantine and checkpoints use it, never
+/// the store's [`crate::Clock`].
+pub(crate) fn system_now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
+}
+
+/// Where a batch came from.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// A backup or another tool: applied events are queued for every relay.
+    Import,
+    /// A relay: what it serves counts as held by it. `window` is the `since..=until` the
+    /// request asked for (live subscriptions and fetches by id have none).
+    Relay { url: String, window: Option<(i64, i64)> },
+}
+
+impl Source {
+    fn name(&self) -> &str {
+        match self {
+            Source::Import => "import",
+            Source::Relay { url, .. } => url,
+        }
+    }
+}
+
+/// One event as it arrived: parsed, or not a NIP-01 event at all.
+pub(crate) type Incoming = Option<Event>;
+
+/// What a batch did.
+#[derive(Debug, Default)]
+pub(crate) struct Admitted {
+    pub report: ImportReport,
+    /// Newest `created_at` of the events that were applied, merged, duplicate or stale:
+    /// the only ones a relay's read checkpoint may move by.
+    pub newest: Option<i64>,
+}
+
+impl Admitted {
+    pub(crate) fn absorb(&mut self, other: Admitted) {
+        self.report.absorb(other.report);
+        self.newest = self.newest.max(other.newest);
+    }
+}
+
+/// Parses a relay's raw event object (anything it sent, unverified).
+pub(crate) fn parse_value(v: serde_json::Value) -> Incoming {
+    serde_json::from_value::<Event>(v).ok()
+}
+
+/// Checks and applies a batch inside one transaction (see the module doc).
+pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Vec<Incoming>) -> Result<Admitted> {
+    let now = system_now();
+    let mut out = release_due(tx, inner, now)?;
+    let mut acked = Vec::new();
+    for incoming in events {
+        let Some(event) = incoming else {
+            apply::count_rejection(tx, RejectReason::MalformedEvent, None)?;
+            out.report.count(Outcome::Rejected(RejectReason::MalformedEvent));
+            continue;
+        };
+        let id = event.id.to_hex();
+        let created_at = event.created_at.as_secs() as i64;
+        if let Source::Relay { window: Some((since, until)), .. } = source {
+            if created_at < *since || created_at > *until {
+                apply::count_rejection(tx, RejectReason::OutOfWindow, Some(&id))?;
+                out.report.count(Outcome::Rejected(RejectReason::OutOfWindow));
+                continue;
+            }
+        }
+        let decoded = match inner.codec.decode(&event) {
+            Ok(d) => d,
+            Err(reason) => {
+                apply::count_rejection(tx, reason, Some(&id))?;
+                out.report.count(Outcome::Rejected(reason));
+                continue;
+            }
+        };
+        if created_at > now.saturating_add(FUTURE_SLACK) {
+            quarantine(tx, &event, source.name(), now)?;
+            out.report.quarantined += 1;
+            continue;
+        }
+        let path = match &decoded {
+            Decoded::Record { path, .. } => Some(path.to_d()),
+            Decoded::Deletion { .. } => None,
+        };
+        let outcome = apply::apply(tx, &inner.codec, &event, &decoded)?;
+        if matches!(outcome, Outcome::Applied | Outcome::Merged) {
+            inner.touch_events();
+        }
+        if matches!(outcome, Outcome::Applied | Outcome::Merged | Outcome::Duplicate | Outcome::Stale) {
+            out.newest = out.newest.max(Some(created_at));
+        }
+        match source {
+            Source::Import => {
+                if outcome == Outcome::Applied {
+                    enqueue(tx, &event)?;
+                }
+            }
+            #[cfg(feature = "sync")]
+            Source::Relay { url, .. } => relay_books(tx, inner, url, &event, outcome, path, now, &mut acked)?,
+            #[cfg(not(feature = "sync"))]
+            Source::Relay { .. } => {
+                let _ = (&path, &mut acked);
+            }
+        }
+        out.report.count(outcome);
+    }
+    #[cfg(feature = "sync")]
+    super::relays::prune_outbox_ids(tx, &acked)?;
+    Ok(out)
+}
+
+/// What an event a relay served says about that relay: an applied or held event is
+/// acknowledged; a relay serving an outdated version loses its acknowledgement of ours, so
+/// the next push repairs it.
+#[cfg(feature = "sync")]
+#[allow(clippy::too_many_arguments)]
+fn relay_books(
+    tx: &Transaction,
+    inner: &Inner,
+    relay: &str,
+    event: &Event,
+    outcome: Outcome,
+    path: Option<String>,
+    now: i64,
+    acked: &mut Vec<String>,
+) -> Result<()> {
+    let id = event.id.to_hex();
+    match (outcome, path) {
+        (Outcome::Applied | Outcome::Duplicate, _) => {
+            tx.execute(
+                "INSERT OR IGNORE INTO acks (event_id, relay, acked_at)
+                 SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
+                params![id, relay, now],
+            )?;
+            acked.push(id);
+        }
+        (Outcome::Stale, Some(path)) => {
+            tx.execute(
+                "DELETE FROM acks WHERE relay = ?1 AND event_id = (SELECT event_id FROM records WHERE path = ?2)",
+                params![relay, path],
+            )?;
+            // Same second, our version wins by id, yet the relay serves its own: it keeps
+            // first arrivals and will never take ours at that second. Sign the winner one
+            // second newer.
+            let tie: bool = tx.query_row(
+                "SELECT EXISTS(SELECT 1 FROM records WHERE path = ?1 AND deleted = 0 AND created_at = ?2)",
+                params![path, event.created_at.as_secs() as i64],
+                |r| r.get(0),
+            )?;
+            if tie {
+                super::republish(tx, inner, &path)?;
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn quarantine(tx: &Transaction, event: &Event, source: &str, now: i64) -> rusqlite::Result<()> {
+    tracing::debug!(event_id = %event.id, created_at = event.created_at.as_secs(), source, "quarantined: dated in the future");
+    tx.execute(
+        "INSERT OR IGNORE INTO quarantine (id, created_at, json, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![event.id.to_hex(), event.created_at.as_secs() as i64, event.as_json(), source, now],
+    )?;
+    Ok(())
+}
+
+/// Applies the quarantined events whose time has come (as imports: they were checked on
+/// arrival, and are checked again).
+pub(crate) fn release_due(tx: &Transaction, inner: &Inner, now: i64) -> Result<Admitted> {
+    let limit = now.saturating_add(FUTURE_SLACK);
+    let due: Vec<String> = tx
+        .prepare_cached("SELECT json FROM quarantine WHERE created_at <= ?1 ORDER BY created_at, id")?
+        .query_map([limit], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if due.is_empty() {
+        return Ok(Admitted::default());
+    }
+    tx.execute("DELETE FROM quarantine WHERE created_at <= ?1", [limit])?;
+    let events = due.iter().map(|j| Event::from_json(j).ok()).collect();
+    admit(tx, inner, &Source::Import, events)
+}
+
+/// Repairs a store poisoned by an earlier memstr, which signed with whatever clock it was
+/// given and applied whatever date a relay served (docs/sync.md, repair):
+///
+/// - read checkpoints later than now come back to now;
+/// - quarantined events whose time has come are applied;
+/// - a version of ours dated beyond the slack is deleted by event id (never by address,
+///   which would take its replacement too) and its content signed again at the system
+///   clock's time, so later edits are no longer stamped after it;
+/// - a deletion dated beyond the slack is dropped (what it deleted stays deleted; it no
+///   longer blocks new versions until its date).
+///
+/// Returns how many events were repaired.
+pub(crate) fn repair_future(tx: &Transaction, inner: &Inner) -> Result<u64> {
+    let now = system_now();
+    let limit = now.saturating_add(FUTURE_SLACK);
+    #[cfg(feature = "sync")]
+    tx.execute("UPDATE relays SET checkpoint = ?1 WHERE checkpoint > ?1", [now])?;
+    release_due(tx, inner, now)?;
+    let poisoned: Vec<String> = tx
+        .prepare("SELECT json FROM events WHERE created_at > ?1 ORDER BY created_at")?
+        .query_map([limit], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    for json in &poisoned {
+        let Ok(event) = Event::from_json(json) else { continue };
+        let id = event.id.to_hex();
+        tracing::warn!(event_id = %id, created_at = event.created_at.as_secs(), "repairing an event dated in the future");
+        tx.execute("DELETE FROM events WHERE id = ?1", [&id])?;
+        tx.execute("DELETE FROM deletions WHERE request_id = ?1", [&id])?;
+        let Ok(Decoded::Record { path, payload, .. }) = inner.codec.decode(&event) else { continue };
+        let del = inner.codec.deletion_event(std::slice::from_ref(&id), &[], now as u64)?;
+        let decoded = inner.codec.decode(&del).map_err(|reason| crate::Error::Rejected { event_id: del.id.to_hex(), reason })?;
+        apply::apply(tx, &inner.codec, &del, &decoded)?;
+        enqueue(tx, &del)?;
+        let current = apply::current(tx, &path.to_d())?.is_some_and(|c| c.event_id == id);
+        if current {
+            super::write_record(tx, inner, &path, payload)?;
+        }
+        inner.touch_events();
+    }
+    Ok(poisoned.len() as u64)
+}
+
+impl MemoryStore {
+    /// Runs `events` through the door in transactions of [`BATCH`].
+    pub(crate) async fn admit_all(&self, source: Source, events: Vec<Incoming>) -> Result<Admitted> {
+        let mut total = Admitted::default();
+        let mut events = events.into_iter().peekable();
+        while events.peek().is_some() {
+            let chunk: Vec<Incoming> = events.by_ref().take(BATCH).collect();
+            let source = source.clone();
+            total.absorb(self.write(move |tx, inner| admit(tx, inner, &source, chunk)).await?);
+        }
+        Ok(total)
+    }
+
+    /// Checks and applies events from elsewhere (a backup, another tool). Each is verified
+    /// as untrusted input; refusals are counted, never fatal; events dated more than
+    /// [`FUTURE_SLACK`] ahead wait in the quarantine. Applied events are queued for relays.
+    pub async fn import_events(&self, events: Vec<Event>) -> Result<ImportReport> {
+        Ok(self.admit_all(Source::Import, events.into_iter().map(Some).collect()).await?.report)
+    }
+
+    /// [`MemoryStore::import_events`] from JSON Lines of NIP-01 events. A line that is not
+    /// an event is counted as `malformed_event`; blank lines are skipped.
+    pub async fn import_json_lines(&self, text: &str) -> Result<ImportReport> {
+        let events = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| Event::from_json(l).ok()).collect();
+        Ok(self.admit_all(Source::Import, events).await?.report)
+    }
+
+    /// Events waiting in the quarantine (dated too far ahead when they arrived).
+    pub async fn quarantined(&self) -> Result<u64> {
+        self.read(|conn, _| Ok(conn.query_row("SELECT count(*) FROM quarantine", [], |r| r.get::<_, i64>(0))? as u64))
+            .await
+    }
+}
