@@ -202,30 +202,39 @@ fn dir_flag_overrides_memstr_dir_env() {
 }
 
 #[test]
-fn now_flag_stamps_writes() {
+fn payload_clock_dates_the_memory_but_never_the_signed_event() {
     let st = Store::new();
-    st.ok(&["--now", "1234.5", "remember", "k", "v"]);
+    st.ok(&["--payload-clock", "1234.5", "remember", "k", "v"]);
     let m = st.json(&["recall", "k"]);
     assert_eq!(m["created_at"], 1234.5);
     let exported = st.ok(&["export", "--events"]);
     let e: Value = serde_json::from_str(lines(&exported)[0]).unwrap();
-    assert_eq!(e["created_at"], 1234);
+    let signed = e["created_at"].as_f64().unwrap();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs_f64();
+    assert!((signed - now).abs() < 120.0, "created_at {signed} is not the system clock's {now}");
 }
 
 #[test]
-fn memstr_now_env_stamps_writes_and_flag_overrides_it() {
+fn now_flag_only_evaluates_it_refuses_writes_and_peeks() {
     let st = Store::new();
-    let mut c = st.cmd(&["journal", "from env"]);
-    c.env("MEMSTR_NOW", "5000");
-    run(c).ok();
-    let mut c = st.cmd(&["--now", "7000", "journal", "from flag"]);
-    c.env("MEMSTR_NOW", "5000");
-    run(c).ok();
-    let recent = st.json(&["recent"]);
-    assert_eq!(recent[0]["content"], "from flag");
-    assert_eq!(recent[0]["created_at"], 7000.0);
-    assert_eq!(recent[1]["content"], "from env");
-    assert_eq!(recent[1]["created_at"], 5000.0);
+    let r = st.run(&["--now", "4102444800", "remember", "k", "v"]);
+    assert_eq!(r.code, Some(1), "{r:#?}");
+    assert!(r.stderr.contains("--now"), "the error names --now: {}", r.stderr);
+    assert_eq!(st.json(&["stats"])["events"], 0, "nothing was signed");
+    add_persona(&st, "people", "prefs", "alice", "likes tea");
+    let events = st.json(&["stats"])["events"].clone();
+    // A read in 2100: the memory is evaluated then, no access is counted, nothing signed.
+    let far = st.json(&["--now", "4102444800", "persona", "get", "people", "prefs", "alice"]);
+    assert_eq!(far["access_count"], 0, "{far}");
+    let mut c = st.cmd(&["persona", "get", "people", "prefs", "alice", "--peek", "--json"]);
+    c.env("MEMSTR_NOW", "4102444800");
+    assert_eq!(run(c).json()["access_count"], 0);
+    assert_eq!(st.json(&["stats"])["events"], events, "a read with --now signs nothing");
+    let exported = st.ok(&["export", "--events"]);
+    for line in lines(&exported) {
+        let e: Value = serde_json::from_str(line).unwrap();
+        assert!(e["created_at"].as_i64().unwrap() < 4_000_000_000, "nothing dated 2100: {e}");
+    }
 }
 
 #[test]
@@ -268,8 +277,8 @@ fn d_tags_blinded_hides_paths_and_is_remembered() {
 #[test]
 fn d_tags_compatible_switches_a_blinded_store_back() {
     let st = Store::new();
-    st.ok(&["--d-tags", "blinded", "--now", &s(T0), "remember", "k", "old"]);
-    st.ok(&["--d-tags", "compatible", "--now", &s(T0 + 10.0), "remember", "k", "new"]);
+    st.ok(&["--d-tags", "blinded", "--payload-clock", &s(T0), "remember", "k", "old"]);
+    st.ok(&["--d-tags", "compatible", "--payload-clock", &s(T0 + 10.0), "remember", "k", "new"]);
     assert_eq!(st.json(&["stats"])["d_tag_mode"], "compatible");
     assert_eq!(st.ok(&["recall", "--all"]), "k\tnew\n");
     let exported = st.ok(&["export", "--events"]);
@@ -610,9 +619,9 @@ fn forget_json_prints_the_deletion_event_id() {
 #[test]
 fn remember_after_forget_restores_the_key() {
     let st = Store::new();
-    st.ok(&["--now", &s(T0), "remember", "k", "v1"]);
-    st.ok(&["--now", &s(T0 + 10.0), "forget", "k"]);
-    st.ok(&["--now", &s(T0 + 20.0), "remember", "k", "v2"]);
+    st.ok(&["--payload-clock", &s(T0), "remember", "k", "v1"]);
+    st.ok(&["--payload-clock", &s(T0 + 10.0), "forget", "k"]);
+    st.ok(&["--payload-clock", &s(T0 + 20.0), "remember", "k", "v2"]);
     assert_eq!(st.ok(&["recall", "k"]), "v2\n");
 }
 
@@ -734,7 +743,7 @@ fn persona_add_stores_every_flag() {
         &s(T0),
     ]);
     assert!(is_event_id(out.trim_end()), "{out}");
-    let m = st.json(&["--now", &s(T0), "persona", "get", "people", "prefs", "alice", "--peek"]);
+    let m = st.json(&["--payload-clock", &s(T0), "persona", "get", "people", "prefs", "alice", "--peek"]);
     let obj = m.as_object().unwrap();
     for f in PERSONA_FIELDS {
         assert!(obj.contains_key(*f), "missing {f}: {m}");
@@ -779,7 +788,7 @@ fn persona_add_text_get_shows_the_memory() {
         "--at",
         &s(T0),
     ]);
-    let out = st.ok(&["--now", &s(T0), "persona", "get", "people", "prefs", "alice", "--peek"]);
+    let out = st.ok(&["--payload-clock", &s(T0), "persona", "get", "people", "prefs", "alice", "--peek"]);
     assert_eq!(
         out,
         "people/prefs/alice: likes tea\n  state active (relevance 1.000), accessed 0 times, last 2023-11-14 22:13:20Z\n  themes: tea\n  confidence 1, halflife 30 days, source chat\n"
@@ -790,9 +799,9 @@ fn persona_add_text_get_shows_the_memory() {
 fn persona_add_again_updates_value_and_keeps_history() {
     let st = Store::new();
     st.ok(&["persona", "add", "people", "prefs", "alice", "tea", "--theme", "a", "--connect", "x", "--at", &s(T0)]);
-    st.ok(&["--now", &s(T0 + DAY), "persona", "get", "people", "prefs", "alice"]);
+    st.ok(&["--payload-clock", &s(T0 + DAY), "persona", "get", "people", "prefs", "alice"]);
     st.ok(&["persona", "add", "people", "prefs", "alice", "coffee", "--connect", "y", "--at", &s(T0 + 2.0 * DAY)]);
-    let m = st.json(&["--now", &s(T0 + 2.0 * DAY), "persona", "get", "people", "prefs", "alice", "--peek"]);
+    let m = st.json(&["--payload-clock", &s(T0 + 2.0 * DAY), "persona", "get", "people", "prefs", "alice", "--peek"]);
     assert_eq!(m["value"], "coffee");
     assert_eq!(m["created_at"], T0);
     assert_eq!(m["access_count"], 1);
@@ -837,12 +846,12 @@ fn persona_get_counts_access_and_shows_state_before_the_read() {
     let st = Store::new();
     add_persona(&st, "people", "facts", "alice", "v");
     let at = s(T0 + 30.0 * DAY);
-    let first = st.json(&["--now", &at, "persona", "get", "people", "facts", "alice"]);
+    let first = st.json(&["--payload-clock", &at, "persona", "get", "people", "facts", "alice"]);
     assert_eq!(first["access_count"], 0);
     assert_eq!(first["last_accessed"], T0);
     assert_close(&first["current_relevance"], 0.5);
     assert_eq!(first["state"], "active");
-    let second = st.json(&["--now", &at, "persona", "get", "people", "facts", "alice"]);
+    let second = st.json(&["--payload-clock", &at, "persona", "get", "people", "facts", "alice"]);
     assert_eq!(second["access_count"], 1, "the first get counted one access");
     assert_eq!(second["last_accessed"], T0 + 30.0 * DAY);
     assert_close(&second["current_relevance"], 1.0);
@@ -854,15 +863,15 @@ fn persona_get_counts_access_and_shows_state_before_the_read() {
 fn persona_get_peek_does_not_count_access() {
     let st = Store::new();
     add_persona(&st, "people", "facts", "alice", "v");
-    let before = st.json(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
-    let again = st.json(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let before = st.json(&["--payload-clock", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let again = st.json(&["--payload-clock", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
     assert_eq!(before, again);
     assert_eq!(again["access_count"], 0);
     assert_eq!(again["last_accessed"], T0);
     let exported = st.ok(&["export", "--events"]);
     assert_eq!(st.ok(&["export", "--events"]), exported, "peeking signs nothing");
-    st.ok(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice"]);
-    let after = st.json(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    st.ok(&["--payload-clock", &s(T0 + DAY), "persona", "get", "people", "facts", "alice"]);
+    let after = st.json(&["--payload-clock", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
     assert_eq!(after["access_count"], 1);
     assert_ne!(st.ok(&["export", "--events"]), exported, "the access was signed as a new version");
 }
@@ -871,10 +880,10 @@ fn persona_get_peek_does_not_count_access() {
 fn persona_relevance_halves_each_halflife() {
     let st = Store::new();
     add_persona(&st, "people", "facts", "alice", "v");
-    let at30 = st.json(&["--now", &s(T0 + 30.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let at30 = st.json(&["--payload-clock", &s(T0 + 30.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
     assert_close(&at30["current_relevance"], 0.5);
     assert_eq!(at30["state"], "active");
-    let at60 = st.json(&["--now", &s(T0 + 60.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let at60 = st.json(&["--payload-clock", &s(T0 + 60.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
     assert_close(&at60["current_relevance"], 0.25);
     assert_eq!(at60["state"], "fading");
     assert_eq!(at60["stored_state"], "active", "peeking stores nothing");
@@ -885,7 +894,7 @@ fn memstr_now_env_sets_the_decay_instant() {
     let st = Store::new();
     add_persona(&st, "people", "facts", "alice", "v");
     let mut c = st.cmd(&["persona", "get", "people", "facts", "alice", "--peek", "--json"]);
-    c.env("MEMSTR_NOW", s(T0 + 60.0 * DAY));
+    c.env("MEMSTR_PAYLOAD_CLOCK", s(T0 + 60.0 * DAY));
     let j = run(c).json();
     assert_close(&j["current_relevance"], 0.25);
 }
@@ -898,18 +907,18 @@ fn persona_list_filters_by_domain_and_facet() {
     add_persona(&st, "people", "facts", "alice", "tea");
     let now = s(T0);
     assert_eq!(
-        st.ok(&["--now", &now, "persona", "list", "--peek"]),
+        st.ok(&["--payload-clock", &now, "persona", "list", "--peek"]),
         "people/facts/alice\tactive\t1.000\ttea\npeople/prefs/bob\tactive\t1.000\tcoffee\nwork/projects/memstr\tactive\t1.000\trust\n"
     );
-    let people = st.json(&["--now", &now, "persona", "list", "people", "--peek"]);
+    let people = st.json(&["--payload-clock", &now, "persona", "list", "people", "--peek"]);
     let keys: Vec<&str> = people.as_array().unwrap().iter().map(|m| m["key"].as_str().unwrap()).collect();
     assert_eq!(keys, ["alice", "bob"]);
     assert_eq!(
-        st.ok(&["--now", &now, "persona", "list", "people", "prefs", "--peek"]),
+        st.ok(&["--payload-clock", &now, "persona", "list", "people", "prefs", "--peek"]),
         "people/prefs/bob\tactive\t1.000\tcoffee\n"
     );
-    assert_eq!(st.ok(&["--now", &now, "persona", "list", "nobody", "--peek"]), "");
-    let one = st.json(&["--now", &now, "persona", "list", "work", "projects", "--peek"]);
+    assert_eq!(st.ok(&["--payload-clock", &now, "persona", "list", "nobody", "--peek"]), "");
+    let one = st.json(&["--payload-clock", &now, "persona", "list", "work", "projects", "--peek"]);
     assert_eq!(one[0]["stored_state"], "active");
     assert_close(&one[0]["current_relevance"], 1.0);
 }
@@ -919,7 +928,7 @@ fn persona_list_without_peek_counts_access() {
     let st = Store::new();
     add_persona(&st, "people", "facts", "alice", "tea");
     add_persona(&st, "work", "projects", "memstr", "rust");
-    st.ok(&["--now", &s(T0 + DAY), "persona", "list", "people"]);
+    st.ok(&["--payload-clock", &s(T0 + DAY), "persona", "list", "people"]);
     let alice = st.json(&["persona", "get", "people", "facts", "alice", "--peek"]);
     let memstr = st.json(&["persona", "get", "work", "projects", "memstr", "--peek"]);
     assert_eq!(alice["access_count"], 1);
@@ -933,7 +942,7 @@ fn persona_search_ranks_key_match_above_value_match() {
     add_persona(&st, "people", "prefs", "coffee", "black, no sugar");
     add_persona(&st, "people", "prefs", "lunch", "soup");
     let now = s(T0);
-    let hits = st.json(&["--now", &now, "persona", "search", "coffee"]);
+    let hits = st.json(&["--payload-clock", &now, "persona", "search", "coffee"]);
     let hits = hits.as_array().unwrap();
     assert_eq!(hits.len(), 2, "{hits:?}");
     assert_eq!(hits[0]["memory"]["key"], "coffee");
@@ -943,24 +952,24 @@ fn persona_search_ranks_key_match_above_value_match() {
     assert_eq!(hits[0]["state"], "active");
     assert_close(&hits[0]["relevance"], 1.0);
     // Text output: one hit per line, best first (the fused score, then the address).
-    let text = st.ok(&["--now", &now, "persona", "search", "coffee"]);
+    let text = st.ok(&["--payload-clock", &now, "persona", "search", "coffee"]);
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 2, "{text}");
     assert!(lines[0].ends_with("\tpeople/prefs/coffee\tblack, no sugar"), "{text}");
     assert!(lines[1].ends_with("\tpeople/prefs/breakfast\tcoffee and toast"), "{text}");
-    let top = st.json(&["--now", &now, "persona", "search", "coffee", "-n", "1"]);
+    let top = st.json(&["--payload-clock", &now, "persona", "search", "coffee", "-n", "1"]);
     assert_eq!(top.as_array().unwrap().len(), 1);
     assert_eq!(top[0]["memory"]["key"], "coffee");
-    let limited = st.json(&["--now", &now, "persona", "search", "coffee", "--limit", "5"]);
+    let limited = st.json(&["--payload-clock", &now, "persona", "search", "coffee", "--limit", "5"]);
     assert_eq!(limited.as_array().unwrap().len(), 2);
-    assert_eq!(st.ok(&["--now", &now, "persona", "search", "pizza"]), "");
+    assert_eq!(st.ok(&["--payload-clock", &now, "persona", "search", "pizza"]), "");
 }
 
 #[test]
 fn persona_search_theme_match_counts_two() {
     let st = Store::new();
     st.ok(&["persona", "add", "people", "prefs", "alice", "x", "--theme", "coffee", "--at", &s(T0)]);
-    let hits = st.json(&["--now", &s(T0), "persona", "search", "coffee"]);
+    let hits = st.json(&["--payload-clock", &s(T0), "persona", "search", "coffee"]);
     assert_eq!(hits[0]["match_score"], 2.0);
     // Retrieval strengthens memory: a search hit counts one access.
     assert_eq!(st.json(&["persona", "get", "people", "prefs", "alice", "--peek"])["access_count"], 1);
@@ -972,13 +981,13 @@ fn persona_connect_links_both_ways() {
     add_persona(&st, "people", "facts", "alice", "a");
     add_persona(&st, "people", "facts", "bob", "b");
     add_persona(&st, "work", "team", "carol", "c");
-    let out = st.ok(&["--now", &s(T0), "persona", "connect", "alice", "bob"]);
+    let out = st.ok(&["--payload-clock", &s(T0), "persona", "connect", "alice", "bob"]);
     assert_eq!(out, "connected alice and bob\n");
-    let j = st.json(&["--now", &s(T0), "persona", "connect", "people/facts/alice", "work/team/carol"]);
+    let j = st.json(&["--payload-clock", &s(T0), "persona", "connect", "people/facts/alice", "work/team/carol"]);
     assert_eq!(j, serde_json::json!({"ok": true}));
-    let alice = st.json(&["--now", &s(T0), "persona", "get", "people", "facts", "alice", "--peek"]);
-    let bob = st.json(&["--now", &s(T0), "persona", "get", "people", "facts", "bob", "--peek"]);
-    let carol = st.json(&["--now", &s(T0), "persona", "get", "work", "team", "carol", "--peek"]);
+    let alice = st.json(&["--payload-clock", &s(T0), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let bob = st.json(&["--payload-clock", &s(T0), "persona", "get", "people", "facts", "bob", "--peek"]);
+    let carol = st.json(&["--payload-clock", &s(T0), "persona", "get", "work", "team", "carol", "--peek"]);
     assert_eq!(alice["connections"], serde_json::json!(["bob", "carol"]));
     assert_eq!(bob["connections"], serde_json::json!(["alice"]));
     assert_eq!(carol["connections"], serde_json::json!(["alice"]));
@@ -1005,23 +1014,23 @@ fn persona_contradict_supersedes_the_old_memory() {
     add_persona(&st, "people", "prefs", "tea", "likes tea");
     add_persona(&st, "people", "prefs", "coffee", "switched to coffee");
     let now = s(T0);
-    let before = st.json(&["--now", &now, "persona", "get", "people", "prefs", "tea", "--peek"]);
-    let out = st.ok(&["--now", &now, "persona", "contradict", "tea", "people/prefs/coffee"]);
+    let before = st.json(&["--payload-clock", &now, "persona", "get", "people", "prefs", "tea", "--peek"]);
+    let out = st.ok(&["--payload-clock", &now, "persona", "contradict", "tea", "people/prefs/coffee"]);
     assert_eq!(out, "tea is superseded by people/prefs/coffee\n");
-    let old = st.json(&["--now", &now, "persona", "get", "people", "prefs", "tea", "--peek"]);
+    let old = st.json(&["--payload-clock", &now, "persona", "get", "people", "prefs", "tea", "--peek"]);
     assert_eq!(old["superseded_by"], "coffee");
     assert_eq!(old["contradicts"], serde_json::json!(["coffee"]));
     let (b, a) = (before["current_relevance"].as_f64().unwrap(), old["current_relevance"].as_f64().unwrap());
     assert!(a < b, "relevance {a} should be below {b}");
     assert_close(&old["current_relevance"], 0.5);
-    let new = st.json(&["--now", &now, "persona", "get", "people", "prefs", "coffee", "--peek"]);
+    let new = st.json(&["--payload-clock", &now, "persona", "get", "people", "prefs", "coffee", "--peek"]);
     assert_eq!(new["superseded_by"], Value::Null);
     assert_eq!(new["contradicts"], serde_json::json!([]));
     // Superseded: decays four times faster. After one halflife: 0.5^4 * 0.5.
-    let later = st.json(&["--now", &s(T0 + 30.0 * DAY), "persona", "get", "people", "prefs", "tea", "--peek"]);
+    let later = st.json(&["--payload-clock", &s(T0 + 30.0 * DAY), "persona", "get", "people", "prefs", "tea", "--peek"]);
     assert_close(&later["current_relevance"], 0.031_25);
     assert_eq!(later["state"], "forgotten");
-    assert_eq!(st.json(&["--now", &now, "persona", "contradict", "tea", "coffee"]), serde_json::json!({"ok": true}));
+    assert_eq!(st.json(&["--payload-clock", &now, "persona", "contradict", "tea", "coffee"]), serde_json::json!({"ok": true}));
 }
 
 #[test]
@@ -1046,12 +1055,12 @@ fn persona_stats_counts_per_state_domain_and_facet() {
     add_persona(&st, "people", "facts", "alice", "tea");
     add_persona(&st, "people", "prefs", "bob", "coffee");
     st.ok(&["persona", "add", "work", "projects", "memstr", "rust", "--halflife", "1000", "--at", &s(T0)]);
-    let j = st.json(&["--now", &s(T0 + 60.0 * DAY), "persona", "stats"]);
+    let j = st.json(&["--payload-clock", &s(T0 + 60.0 * DAY), "persona", "stats"]);
     assert_eq!(j["total"], 3);
     assert_eq!(j["by_state"], serde_json::json!({"active": 1, "fading": 2, "forgotten": 0, "dissolved": 0}));
     assert_eq!(j["by_domain"], serde_json::json!({"people": 2, "work": 1}));
     assert_eq!(j["by_facet"], serde_json::json!({"people/facts": 1, "people/prefs": 1, "work/projects": 1}));
-    let text = st.ok(&["--now", &s(T0), "persona", "stats"]);
+    let text = st.ok(&["--payload-clock", &s(T0), "persona", "stats"]);
     assert!(text.starts_with("3 persona memories\n"), "{text}");
     assert!(text.contains("  active: 3\n") && text.contains("  domain people: 2\n"), "{text}");
 }
@@ -1134,11 +1143,11 @@ fn populated() -> Store {
     st.ok(&["remember", "name", "Ada", "--at", &s(T0)]);
     st.ok(&["remember", "colour", "green", "--at", &s(T0 + 1.0)]);
     st.ok(&["remember", "doomed", "x", "--at", &s(T0 + 2.0)]);
-    st.ok(&["--now", &s(T0 + 3.0), "forget", "doomed"]);
+    st.ok(&["--payload-clock", &s(T0 + 3.0), "forget", "doomed"]);
     st.ok(&["journal", "first day", "--at", &s(T0)]);
     st.ok(&["journal", "second day", "--at", &s(T0 + DAY)]);
     st.ok(&["persona", "add", "people", "facts", "alice", "tea", "--theme", "drinks", "--at", &s(T0)]);
-    st.ok(&["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice"]);
+    st.ok(&["--payload-clock", &s(T0 + DAY), "persona", "get", "people", "facts", "alice"]);
     st
 }
 
@@ -1162,7 +1171,7 @@ fn import_export_into_fresh_store_reproduces_recall_and_recent() {
     assert_eq!(b.json(&["recall", "--all"]), a.json(&["recall", "--all"]));
     assert_eq!(b.json(&["recent"]), a.json(&["recent"]));
     b.run(&["recall", "doomed"]).code(1);
-    let get = ["--now", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"];
+    let get = ["--payload-clock", &s(T0 + DAY), "persona", "get", "people", "facts", "alice", "--peek"];
     assert_eq!(b.json(&get), a.json(&get));
     assert_eq!(b.json(&get)["access_count"], 1, "the signed access travels with the export");
 }
@@ -1421,8 +1430,8 @@ fn restore_keeps_the_forget_tombstone_whatever_the_order() {
     // The tombstone and its deletion share a created_at; either may come first.
     for _ in 0..6 {
         let a = Store::new();
-        a.ok(&["--now", &s(T0), "remember", "k", "v"]);
-        a.ok(&["--now", &s(T0 + 1.0), "forget", "k"]);
+        a.ok(&["--payload-clock", &s(T0), "remember", "k", "v"]);
+        a.ok(&["--payload-clock", &s(T0 + 1.0), "forget", "k"]);
         let export = a.ok(&["export", "--events"]);
         let b = Store::new();
         let report = run_with_stdin(b.cmd(&["--json", "import", "--events"]), &export).json();
@@ -1725,7 +1734,7 @@ fn sync_full_flag_reads_everything_again() {
     let (a, b) = two_devices(&relay);
     // Written long before the checkpoint: a `since` pass (checkpoint minus the overlap)
     // does not read it again, a full one does.
-    a.ok(&["--now", &s(T0), "remember", "old", "v"]);
+    a.ok(&["--payload-clock", &s(T0), "remember", "old", "v"]);
     a.ok(&["remember", "new", "v"]);
     a.sync(&[]);
     assert_eq!(only(b.sync(&[]))["pulled"]["applied"], 2);

@@ -34,7 +34,7 @@ impl St {
         c.env("MEMSTR_CACHE_DIR", self.tmp.path().join("no-cache"))
             .arg("--dir")
             .arg(self.dir())
-            .arg("--now")
+            .arg("--payload-clock")
             .arg(format!("{now}"))
             .args(args);
         c.output().unwrap()

@@ -35,6 +35,12 @@ pub struct Args {
     #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
     now: Option<f64>,
 
+    /// For tests and benchmarks: date what goes inside memories (their times, accesses,
+    /// decay) by this Unix time, as the library's `Clock` does. Events are still signed
+    /// with the system clock's time; other devices cap such dates at 15 minutes ahead.
+    #[arg(long, global = true, env = "MEMSTR_PAYLOAD_CLOCK", value_name = "SECONDS", value_parser = parse_time, hide = true)]
+    payload_clock: Option<f64>,
+
     /// Write d tags in this mode from now on (remembered by the store).
     #[arg(long, global = true, env = "MEMSTR_D_TAGS", value_name = "compatible|blinded")]
     d_tags: Option<DTagMode>,
@@ -370,6 +376,9 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
             // The store says once that vectors are off; say why here.
             Err(e) => eprintln!("memstr: no embedding model ({e})"),
         }
+    }
+    if let Some(now) = args.payload_clock {
+        options = options.clock(Arc::new(memstr::ManualClock::new(now)));
     }
     if let Some(now) = args.now {
         options = options.evaluate_at(now);
