@@ -14,6 +14,8 @@ pub struct LocalRelay {
     child: Option<Child>,
     port: u16,
     data: tempfile::TempDir,
+    /// More configuration, appended to the generated file (TOML tables).
+    extra: String,
 }
 
 fn binary() -> PathBuf {
@@ -34,7 +36,14 @@ fn free_port() -> u16 {
 impl LocalRelay {
     /// Starts a relay with an empty database.
     pub fn start() -> Self {
-        let mut relay = LocalRelay { child: None, port: free_port(), data: tempfile::tempdir().unwrap() };
+        Self::start_with("")
+    }
+
+    /// Starts a relay with `extra` appended to its configuration, e.g.
+    /// `"[options]\nreject_future_seconds = 1800\n"`.
+    pub fn start_with(extra: &str) -> Self {
+        let mut relay =
+            LocalRelay { child: None, port: free_port(), data: tempfile::tempdir().unwrap(), extra: extra.to_string() };
         relay.launch();
         relay
     }
@@ -48,9 +57,10 @@ impl LocalRelay {
         std::fs::write(
             &config,
             format!(
-                "[info]\nrelay_url = \"ws://127.0.0.1:{p}/\"\n[database]\ndata_directory = \"{d}\"\n[network]\naddress = \"127.0.0.1\"\nport = {p}\n",
+                "[info]\nrelay_url = \"ws://127.0.0.1:{p}/\"\n[database]\ndata_directory = \"{d}\"\n[network]\naddress = \"127.0.0.1\"\nport = {p}\n{extra}",
                 p = self.port,
-                d = self.data.path().display()
+                d = self.data.path().display(),
+                extra = self.extra,
             ),
         )
         .unwrap();

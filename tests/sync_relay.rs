@@ -11,7 +11,9 @@ use serde_json::json;
 use support::relay::LocalRelay;
 use support::*;
 
-const T0: f64 = 1_800_000_000.0;
+/// A fixed instant in the past (2026-09-21): payload times only; events are signed with the
+/// system clock's time.
+const T0: f64 = 1_790_000_000.0;
 
 fn opts() -> SyncOptions {
     SyncOptions { timeout: Duration::from_secs(10), connect_timeout: Duration::from_secs(5), ..Default::default() }
@@ -54,9 +56,11 @@ async fn two_devices_converge_after_offline_edits() {
     a.persona_remember(PersonaInput::new("people", "facts", "alice", "likes tea").themes(["tea"])).await.unwrap();
     b.remember("from-b", "written on the server").await.unwrap();
     b.persona_remember(PersonaInput::new("projects", "decisions", "db", "SQLite")).await.unwrap();
-    // The same key on both: the later write wins everywhere.
+    // The same key on both: the later write wins everywhere. Later means later by the
+    // system clock, which signs every event (a store's own clock dates only payloads).
     ca.set(T0 + 10.0);
     a.remember("shared", "a's version").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1100)).await;
     cb.set(T0 + 20.0);
     b.remember("shared", "b's version").await.unwrap();
 

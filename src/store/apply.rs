@@ -127,12 +127,6 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
                 .and_then(|c| c.payload.as_deref())
                 .and_then(|j| serde_json::from_str(j).ok());
             let mut payload = payload.clone();
-            if let Payload::Persona(incoming) = &mut payload {
-                // Times inside a payload are the writer's word: no later than the slack
-                // the door allows for `created_at`.
-                let limit = (super::ingest::system_now() + super::ingest::FUTURE_SLACK) as f64;
-                merge::clamp_times(incoming, limit);
-            }
             if let (Some(c), Some(mine), Payload::Persona(incoming)) = (&cur, &mine, &payload) {
                 // Both versions carry memstr's bookkeeping: history decides, not clocks.
                 if !mine.sync.vv.is_empty() && !incoming.sync.vv.is_empty() {

@@ -15,7 +15,7 @@ use nostr::{Event, JsonUtil};
 use rusqlite::{params, Transaction};
 
 use super::{apply, enqueue, Inner, MemoryStore, Outcome};
-use crate::codec::Decoded;
+use crate::codec::{Decoded, Payload};
 use crate::error::{RejectReason, Result};
 use crate::ImportReport;
 
@@ -96,7 +96,7 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
                 continue;
             }
         }
-        let decoded = match inner.codec.decode(&event) {
+        let mut decoded = match inner.codec.decode(&event) {
             Ok(d) => d,
             Err(reason) => {
                 apply::count_rejection(tx, reason, Some(&id))?;
@@ -108,6 +108,11 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
             quarantine(tx, &event, source.name(), now)?;
             out.report.quarantined += 1;
             continue;
+        }
+        if let Decoded::Record { payload: Payload::Persona(p), .. } = &mut decoded {
+            // Times inside a payload are the writer's word: no later than the slack the
+            // door allows for `created_at`, or they would win every merge to come.
+            crate::model::merge::clamp_times(p, now.saturating_add(FUTURE_SLACK) as f64);
         }
         let path = match &decoded {
             Decoded::Record { path, .. } => Some(path.to_d()),
