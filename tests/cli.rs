@@ -218,7 +218,7 @@ fn payload_clock_dates_the_memory_but_never_the_signed_event() {
 fn now_flag_only_evaluates_it_refuses_writes_and_peeks() {
     let st = Store::new();
     let r = st.run(&["--now", "4102444800", "remember", "k", "v"]);
-    assert_eq!(r.code, Some(1), "{r:#?}");
+    assert_eq!(r.code, Some(2), "{r:#?}");
     assert!(r.stderr.contains("--now"), "the error names --now: {}", r.stderr);
     assert_eq!(st.json(&["stats"])["events"], 0, "nothing was signed");
     add_persona(&st, "people", "prefs", "alice", "likes tea");
@@ -1720,7 +1720,7 @@ fn sync_text_output_names_relay_method_and_counts() {
     assert_eq!(
         out,
         format!(
-            "{} (full): pulled 0 new, 0 known, 0 stale, 0 deleted, 0 rejected; pushed 1, refused 0, pending 0\n",
+            "{} (full): pulled 0 new, 0 known, 0 stale, 0 deleted, 0 rejected, 0 quarantined; pushed 1, refused 0, pending 0\n",
             relay.url()
         )
     );
@@ -1732,9 +1732,13 @@ fn sync_text_output_names_relay_method_and_counts() {
 fn sync_full_flag_reads_everything_again() {
     let relay = LocalRelay::start();
     let (a, b) = two_devices(&relay);
-    // Written long before the checkpoint: a `since` pass (checkpoint minus the overlap)
-    // does not read it again, a full one does.
-    a.ok(&["--payload-clock", &s(T0), "remember", "old", "v"]);
+    // Signed long before the checkpoint (memstr signs with the system clock, so the old
+    // event is made here and imported): a `since` pass (checkpoint minus the overlap) does
+    // not read it again, a full one does.
+    let codec = memstr::codec::Codec::new(memstr::nostr::Keys::parse(SECRET_HEX).unwrap(), memstr::DTagMode::Compatible).unwrap();
+    let payload = memstr::codec::Payload::Kv(memstr::Memory { key: "old".into(), value: "v".into(), created_at: T0 });
+    let old = codec.record_event(&memstr::MemoryPath::Kv { key: "old".into() }, &payload, T0 as u64).unwrap();
+    run_with_stdin(a.cmd(&["import", "--events"]), &format!("{}\n", memstr::nostr::JsonUtil::as_json(&old))).ok();
     a.ok(&["remember", "new", "v"]);
     a.sync(&[]);
     assert_eq!(only(b.sync(&[]))["pulled"]["applied"], 2);
@@ -1796,7 +1800,7 @@ fn status_json_has_outbox_events_unsigned_accesses_rejected_relays() {
     let status = st.json(&["status"]);
     let mut keys: Vec<&str> = status.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["events", "outbox", "rejected", "relays", "unsigned_accesses"]);
+    assert_eq!(keys, ["events", "outbox", "quarantined", "rejected", "relays", "unsigned_accesses"]);
     assert_eq!(status["events"], 2);
     assert_eq!(status["outbox"], 2, "no relay has anything yet");
     assert_eq!(status["unsigned_accesses"], 0);
