@@ -1,7 +1,7 @@
 //! A real nostr-rs-relay 0.8.12 process on a free loopback port with a throwaway
 //! database, for the tests and the demo (both include this file with `#[path]`; it is not
 //! part of the library). The binary comes from relay-fixtures/install-relay.sh (built once,
-//! then cached).
+//! then cached). `RELAY_LOG=debug` shows the relay's own log (it is silent otherwise).
 #![allow(dead_code)]
 
 use std::net::TcpStream;
@@ -69,9 +69,9 @@ impl LocalRelay {
             .arg(&config)
             .arg("-d")
             .arg(self.data.path())
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .env("RUST_LOG", std::env::var("RELAY_LOG").unwrap_or("warn".into()))
+            .stdout(if std::env::var_os("RELAY_LOG").is_some() { Stdio::inherit() } else { Stdio::null() })
+            .stderr(if std::env::var_os("RELAY_LOG").is_some() { Stdio::inherit() } else { Stdio::null() })
             .spawn()
             .expect("starting nostr-rs-relay");
         self.child = Some(child);
