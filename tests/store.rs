@@ -9,8 +9,15 @@ use proptest::prelude::*;
 use serde_json::json;
 use support::*;
 
-const T0: f64 = 1_800_000_000.0;
+/// The stores' (payload) clock: in the past, so that events dated from it are applied at
+/// once and payload times are never clamped as future ones at the door.
+const T0: f64 = 1_700_000_000.0;
 const DAY: f64 = 86_400.0;
+
+/// The system clock in whole seconds: what every event memstr signs is dated by.
+fn system_now() -> u64 {
+    Timestamp::now().as_secs()
+}
 
 fn me() -> Keys {
     Keys::parse(TEST_SECRET).unwrap()
@@ -86,12 +93,21 @@ async fn a_newer_version_after_a_deletion_comes_back() {
     let (store, clock) = open_at(dir.path(), T0).await;
     store.remember("k", "v1").await.unwrap();
     store.forget("k").await.unwrap();
-    // Same instant on the clock: the store still orders the new write after the deletion.
+    // Back to back (often in one second of the system clock): the new write is still ordered
+    // after the deletion.
     store.remember("k", "v2").await.unwrap();
     assert_eq!(store.recall("k").await.unwrap().unwrap().value, "v2");
+    let export = store.export_events().await.unwrap();
+    let del = export.iter().find(|e| e.kind == Kind::from(5)).expect("a deletion");
+    let versions: Vec<&Event> = export.iter().filter(|e| e.kind == Kind::from(30078)).collect();
+    assert_eq!(versions.len(), 1, "only the current version is kept");
+    let v2 = versions[0];
+    assert!(v2.created_at > del.created_at, "{} after {}", v2.created_at.as_secs(), del.created_at.as_secs());
     clock.set(T0 + 100.0);
-    let r = store.import_events(vec![kv_event("k", "from another device", T0 as u64 + 50)]).await.unwrap();
-    assert_eq!(r.applied, 1);
+    // Another device writes a few seconds later (by the system clock, which dates events).
+    let later = system_now() + 10;
+    let r = store.import_events(vec![kv_event("k", "from another device", later)]).await.unwrap();
+    assert_eq!(r.applied, 1, "{r:?}");
     assert_eq!(store.recall("k").await.unwrap().unwrap().value, "from another device");
 }
 
@@ -480,19 +496,47 @@ async fn outcomes_are_reported_for_each_event() {
 
 #[tokio::test]
 async fn created_at_means_written_and_the_memorys_own_time_is_in_the_payload() {
-    // An import of a 2023 memory in 2027: relays filter by created_at, so it must be the
-    // time of writing or a `since` pull on another device would never see it.
+    // An import of a 2023 memory today: relays filter by created_at, so it must be the
+    // time of writing (the system clock's, whatever the store's clock says) or a `since`
+    // pull on another device would never see it.
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = open_at(dir.path(), T0).await;
     let may_2023 = 1_683_554_160.0;
+    let before = system_now();
     store.remember_at("k", "old news", may_2023).await.unwrap();
     store.journal_at("an old day", may_2023).await.unwrap();
     store.persona_remember(PersonaInput::new("d", "f", "p", "v").at(may_2023)).await.unwrap();
-    for e in store.export_events().await.unwrap() {
-        assert_eq!(e.created_at.as_secs(), T0 as u64, "{}", e.as_json());
+    let after = system_now();
+    let export = store.export_events().await.unwrap();
+    assert_eq!(export.len(), 3);
+    for e in export {
+        // Three first versions of three records: no floor pushes them past the clock.
+        assert!((before..=after).contains(&e.created_at.as_secs()), "{before}..={after}: {}", e.as_json());
     }
     assert_eq!(store.recall("k").await.unwrap().unwrap().created_at, may_2023);
     assert_eq!(store.recent(1).await.unwrap()[0].created_at, may_2023);
     let p = store.persona_peek(PersonaQuery::all()).await.unwrap().pop().unwrap();
     assert_eq!((p.created_at, p.last_accessed), (may_2023, may_2023));
+}
+
+#[tokio::test]
+async fn an_import_dated_far_ahead_waits_in_quarantine_and_never_lifts_the_floor() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_at(dir.path(), T0).await;
+    store.remember("k", "old").await.unwrap();
+    // One of our own events, signed by a device whose clock is 100 days fast.
+    let future = system_now() + 100 * 86_400;
+    let r = store.import_events(vec![kv_event("k", "from a fast clock", future)]).await.unwrap();
+    assert_eq!((r.quarantined, r.applied, r.stale, r.rejected_total()), (1, 0, 0, 0), "{r:?}");
+    assert_eq!(store.recall("k").await.unwrap().unwrap().value, "old", "not applied");
+    assert_eq!(store.stats().await.unwrap().quarantined, 1);
+    // A local write afterwards is dated by the system clock, not after the waiting event.
+    store.remember("k", "new").await.unwrap();
+    let now = system_now();
+    assert_eq!(store.recall("k").await.unwrap().unwrap().value, "new");
+    let export = store.export_events().await.unwrap();
+    assert!(export.iter().all(|e| e.created_at.as_secs() < future), "the quarantined event is not exported");
+    let signed = export.iter().find(|e| e.kind == Kind::from(30078)).expect("the new version").created_at.as_secs();
+    assert!(signed.abs_diff(now) <= 60, "signed at {signed}, system clock {now}");
+    assert_eq!(store.stats().await.unwrap().quarantined, 1, "still waiting");
 }

@@ -200,7 +200,7 @@ impl MemoryStore {
                 if !supported {
                     self.set_negentropy(&url, false).await?;
                 }
-                supported
+                supported && conn.is_alive()
             }
         };
         let mut done = false;
@@ -219,11 +219,15 @@ impl MemoryStore {
                     tracing::info!(relay = %url, error = %e, "NIP-77 session failed; reading with since");
                     self.set_negentropy(&url, false).await?;
                     report.misbehaved = Some(format!("NIP-77 session failed: {e}"));
-                    if !conn.is_alive() {
-                        *conn = Connection::connect(&url, opts.connect_timeout, Some(self.auth_signer(&url))).await?;
-                    }
                 }
             }
+        }
+        if !done && !conn.is_alive() {
+            // The probe or the session took the connection down (an oversized answer, say).
+            if let TransportError::Misbehaved { rule, .. } = conn.closed_error() {
+                report.misbehaved.get_or_insert(rule);
+            }
+            *conn = Connection::connect(&url, opts.connect_timeout, Some(self.auth_signer(&url))).await?;
         }
         if !done {
             let stale_full = info.last_full.is_none_or(|t| started.saturating_sub(t) > opts.full_every.as_secs() as i64);

@@ -101,6 +101,8 @@ struct Shared {
     signer: Option<AuthSigner>,
     /// Set once an `AUTH` answer went out (nostr-rs-relay 0.8.12 sends no `OK` for it).
     authed: tokio::sync::watch::Sender<bool>,
+    /// The bound the relay broke, when that is why the connection ended.
+    fault: Mutex<Option<String>>,
 }
 
 /// One open connection to one relay.
@@ -148,6 +150,7 @@ impl Connection {
             next_id: AtomicU64::new(0),
             signer,
             authed: tokio::sync::watch::channel(false).0,
+            fault: Mutex::new(None),
         });
         let writer = {
             let shared = shared.clone();
@@ -173,6 +176,10 @@ impl Connection {
                         Ok(Message::Close(_)) => break,
                         Err(e) => {
                             tracing::debug!(url = %shared.url, error = %e, "websocket failed");
+                            if let tokio_tungstenite::tungstenite::Error::Capacity(c) = &e {
+                                *shared.fault.lock().expect("fault") =
+                                    Some(format!("sent a message over the {MAX_MESSAGE}-byte limit ({c})"));
+                            }
                             break;
                         }
                         Ok(_) => {}
@@ -194,6 +201,12 @@ impl Connection {
         self.shared.alive.load(Ordering::SeqCst)
     }
 
+    /// Why the connection ended: [`TransportError::Misbehaved`] when the relay broke a
+    /// bound (an oversized message), else [`TransportError::Closed`].
+    pub fn closed_error(&self) -> TransportError {
+        self.shared.closed()
+    }
+
     /// Whether this side answered a NIP-42 challenge on this connection.
     pub fn authenticated(&self) -> bool {
         *self.shared.authed.borrow()
@@ -205,7 +218,7 @@ impl Connection {
     }
 
     fn closed(&self) -> TransportError {
-        TransportError::Closed { url: self.shared.url.to_string() }
+        self.shared.closed()
     }
 
     fn send(&self, v: Value) -> Result<(), TransportError> {
@@ -358,6 +371,15 @@ impl Shared {
         answered
     }
 
+    /// Why the connection is unusable: the bound the relay broke, or just closed.
+    fn closed(&self) -> TransportError {
+        let url = self.url.to_string();
+        match self.fault.lock().expect("fault").clone() {
+            Some(rule) => TransportError::Misbehaved { url, rule },
+            None => TransportError::Closed { url },
+        }
+    }
+
     /// The socket is gone: fail every waiter.
     fn shut(&self) {
         self.alive.store(false, Ordering::SeqCst);
@@ -383,7 +405,7 @@ impl Subscription {
     pub fn neg_msg(&self, hex: String) -> Result<(), TransportError> {
         self.out
             .send(Message::Text(json!(["NEG-MSG", self.id, hex]).to_string().into()))
-            .map_err(|_| TransportError::Closed { url: self.shared.url.to_string() })
+            .map_err(|_| self.shared.closed())
     }
 
     /// The next NIP-77 answer within `timeout`: `Ok(hex)` for `NEG-MSG`.
@@ -392,7 +414,7 @@ impl Subscription {
         loop {
             match tokio::time::timeout(timeout, self.next()).await {
                 Err(_) => return Err(TransportError::Timeout { url, secs: timeout.as_secs() }),
-                Ok(None) => return Err(TransportError::Closed { url }),
+                Ok(None) => return Err(self.shared.closed()),
                 Ok(Some(SubMsg::Neg { kind, payload })) if kind == "NEG-MSG" => return Ok(payload),
                 Ok(Some(SubMsg::Neg { payload, .. })) | Ok(Some(SubMsg::Closed(payload))) => {
                     return Err(TransportError::SubscriptionClosed { url, reason: payload })
@@ -436,8 +458,13 @@ impl Subscription {
         let mut deadline = tokio::time::Instant::now() + timeout;
         loop {
             match tokio::time::timeout_at(deadline, self.next()).await {
+                // A relay still sending but never ending the page is stalling on purpose.
+                Err(_) if !events.is_empty() => {
+                    let rule = format!("kept a page open for {} s without EOSE", timeout.as_secs());
+                    return Err(TransportError::Misbehaved { url, rule });
+                }
                 Err(_) => return Err(TransportError::Timeout { url, secs: timeout.as_secs() }),
-                Ok(None) => return Err(TransportError::Closed { url }),
+                Ok(None) => return Err(self.shared.closed()),
                 Ok(Some(SubMsg::Event(e, size))) => {
                     bytes = bytes.saturating_add(size);
                     events.push(e);
