@@ -48,5 +48,6 @@ pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
 pub use store::RelayInfo;
 pub use store::{
     Clock, ConsolidationReport, FactVersion, GraphNeighbour, ImportReport, Ingested, LifecycleOptions, ManualClock,
-    MemoryStore, Outcome, PersonaInput, FUTURE_SLACK, PersonaQuery, PersonaStats, PruneReport, StoreOptions, StoreStats, SystemClock,
+    MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport, StoreOptions, StoreStats, SystemClock,
+    FUTURE_SLACK,
 };

@@ -880,10 +880,12 @@ fn persona_get_peek_does_not_count_access() {
 fn persona_relevance_halves_each_halflife() {
     let st = Store::new();
     add_persona(&st, "people", "facts", "alice", "v");
-    let at30 = st.json(&["--payload-clock", &s(T0 + 30.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let at30 =
+        st.json(&["--payload-clock", &s(T0 + 30.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
     assert_close(&at30["current_relevance"], 0.5);
     assert_eq!(at30["state"], "active");
-    let at60 = st.json(&["--payload-clock", &s(T0 + 60.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
+    let at60 =
+        st.json(&["--payload-clock", &s(T0 + 60.0 * DAY), "persona", "get", "people", "facts", "alice", "--peek"]);
     assert_close(&at60["current_relevance"], 0.25);
     assert_eq!(at60["state"], "fading");
     assert_eq!(at60["stored_state"], "active", "peeking stores nothing");
@@ -1027,10 +1029,14 @@ fn persona_contradict_supersedes_the_old_memory() {
     assert_eq!(new["superseded_by"], Value::Null);
     assert_eq!(new["contradicts"], serde_json::json!([]));
     // Superseded: decays four times faster. After one halflife: 0.5^4 * 0.5.
-    let later = st.json(&["--payload-clock", &s(T0 + 30.0 * DAY), "persona", "get", "people", "prefs", "tea", "--peek"]);
+    let later =
+        st.json(&["--payload-clock", &s(T0 + 30.0 * DAY), "persona", "get", "people", "prefs", "tea", "--peek"]);
     assert_close(&later["current_relevance"], 0.031_25);
     assert_eq!(later["state"], "forgotten");
-    assert_eq!(st.json(&["--payload-clock", &now, "persona", "contradict", "tea", "coffee"]), serde_json::json!({"ok": true}));
+    assert_eq!(
+        st.json(&["--payload-clock", &now, "persona", "contradict", "tea", "coffee"]),
+        serde_json::json!({"ok": true})
+    );
 }
 
 #[test]
@@ -1735,7 +1741,9 @@ fn sync_full_flag_reads_everything_again() {
     // Signed long before the checkpoint (memstr signs with the system clock, so the old
     // event is made here and imported): a `since` pass (checkpoint minus the overlap) does
     // not read it again, a full one does.
-    let codec = memstr::codec::Codec::new(memstr::nostr::Keys::parse(SECRET_HEX).unwrap(), memstr::DTagMode::Compatible).unwrap();
+    let codec =
+        memstr::codec::Codec::new(memstr::nostr::Keys::parse(SECRET_HEX).unwrap(), memstr::DTagMode::Compatible)
+            .unwrap();
     let payload = memstr::codec::Payload::Kv(memstr::Memory { key: "old".into(), value: "v".into(), created_at: T0 });
     let old = codec.record_event(&memstr::MemoryPath::Kv { key: "old".into() }, &payload, T0 as u64).unwrap();
     run_with_stdin(a.cmd(&["import", "--events"]), &format!("{}\n", memstr::nostr::JsonUtil::as_json(&old))).ok();

@@ -114,3 +114,234 @@ async fn a_relay_serving_forged_foreign_garbled_and_oversized_events_is_survived
     assert_eq!(store.stats().await.unwrap().rejected.get("foreign_author"), Some(&2));
     assert_eq!(store.recall("victim").await.unwrap().unwrap().value, "original");
 }
+
+// ---------------------------------------------------------------------------------------
+// Attacks on the pass itself: each must end by itself, leave the honest nostr-rs-relay
+// beside it fully synced, and be counted and reported (relay-fixtures/hostile_relay.rs).
+// ---------------------------------------------------------------------------------------
+
+#[path = "../relay-fixtures/hostile_relay.rs"]
+mod hostile_relay;
+
+use hostile_relay::{Attack, HostileRelay};
+use memstr::sync::RelayReport;
+use memstr::MemoryStore;
+use std::time::Instant;
+use support::relay::LocalRelay;
+
+/// Short bounds, so an attack is cut off in seconds.
+fn bounded() -> SyncOptions {
+    SyncOptions {
+        timeout: Duration::from_secs(3),
+        connect_timeout: Duration::from_secs(3),
+        deadline: Duration::from_secs(8),
+        ..Default::default()
+    }
+}
+
+fn now_secs() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+/// A store with 20 memories, syncing with `hostile` and an honest relay. Returns the reports
+/// of one pass (hostile first), how long it took, and the store.
+async fn attacked(
+    hostile: &HostileRelay,
+    honest: &LocalRelay,
+    opts: SyncOptions,
+) -> (RelayReport, RelayReport, Duration, MemoryStore, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_at(dir.path(), 1.79e9).await;
+    for i in 0..20 {
+        store.remember(&format!("k{i}"), "kept").await.unwrap();
+    }
+    store.add_relay(&hostile.url(), false).await.unwrap();
+    store.add_relay(&honest.url(), false).await.unwrap();
+    let started = Instant::now();
+    let reports = store.sync(&opts).await.unwrap();
+    let took = started.elapsed();
+    let find = |url: &str| reports.iter().find(|r| r.url == url).cloned().unwrap();
+    (find(&hostile.url()), find(&honest.url()), took, store, dir)
+}
+
+/// The honest relay got everything: a second device reading only it finds all 20.
+async fn honest_relay_holds_everything(honest: &LocalRelay, report: &RelayReport) {
+    assert!(report.error.is_none() && report.misbehaved.is_none(), "{report:?}");
+    assert_eq!(report.pushed, 20, "{report:?}");
+    let dir = tempfile::tempdir().unwrap();
+    let (other, _) = open_at(dir.path(), 1.79e9).await;
+    other.add_relay(&honest.url(), false).await.unwrap();
+    let r = other.sync(&bounded()).await.unwrap();
+    assert!(r[0].error.is_none(), "{r:?}");
+    for i in 0..20 {
+        assert_eq!(other.recall(&format!("k{i}")).await.unwrap().unwrap().value, "kept");
+    }
+}
+
+async fn misbehaving(store: &MemoryStore, url: &str) -> Option<String> {
+    let info = store.relays().await.unwrap().into_iter().find(|r| r.url == url).unwrap();
+    if info.misbehaving.is_some() {
+        assert!(info.backoff_until.is_some_and(|t| t > now_secs()), "backed off: {info:?}");
+    }
+    info.misbehaving
+}
+
+#[tokio::test]
+async fn endless_pages_of_fresh_junk_end_the_pass_as_misbehaving() {
+    let (hostile, honest) = (HostileRelay::start(Attack::EndlessPages).await, LocalRelay::start());
+    let (bad, good, took, store, _dir) = attacked(&hostile, &honest, bounded()).await;
+    assert!(took < Duration::from_secs(11), "the pass ended by itself: {took:?}");
+    assert!(bad.misbehaved.as_deref().is_some_and(|m| m.contains("no honest relay serves")), "{bad:?}");
+    assert!(bad.pulled.rejected.get("foreign_author").is_some_and(|n| *n > 100), "counted: {bad:?}");
+    assert!(hostile.stats().reqs < 10, "cut off after a page or two, not {} requests", hostile.stats().reqs);
+    assert!(misbehaving(&store, &hostile.url()).await.is_some());
+    honest_relay_holds_everything(&honest, &good).await;
+    // Backed off: the next pass does not talk to it at all.
+    let reqs = hostile.stats().reqs;
+    let again = store.sync(&bounded()).await.unwrap();
+    let bad = again.iter().find(|r| r.url == hostile.url()).unwrap();
+    assert!(bad.error.as_deref().is_some_and(|e| e.contains("backed off")), "{bad:?}");
+    assert_eq!(hostile.stats().reqs, reqs);
+}
+
+/// Our own valid events, served whatever the window: the relay ignores `until`.
+#[tokio::test]
+async fn a_relay_ignoring_until_is_caught_when_its_page_leaves_the_window() {
+    let me = Keys::parse(TEST_SECRET).unwrap();
+    let now = now_secs() as u64;
+    let served: Vec<Value> = (0..10)
+        .map(|i| {
+            let content =
+                Cipher::new(me.secret_key(), &me.public_key()).unwrap().encrypt(&kv(&format!("old{i}"), "v")).unwrap();
+            let e = EventBuilder::new(Kind::from(30078), content)
+                .tag(Tag::identifier(format!("sense-memory/old{i}")))
+                .custom_created_at(memstr::nostr::Timestamp::from(now - 100 - i))
+                .sign_with_keys(&me)
+                .unwrap();
+            serde_json::from_str(&e.as_json()).unwrap()
+        })
+        .collect();
+    let (hostile, honest) = (HostileRelay::start(Attack::Serve(served)).await, LocalRelay::start());
+    let opts = SyncOptions { page: 10, ..bounded() };
+    let (bad, good, took, store, _dir) = attacked(&hostile, &honest, opts).await;
+    assert!(took < Duration::from_secs(11), "{took:?}");
+    assert_eq!(bad.pulled.applied, 10, "its events were still read once: {bad:?}");
+    assert!(bad.pulled.rejected.get("out_of_window").is_some_and(|n| *n >= 10), "{bad:?}");
+    assert!(bad.misbehaved.as_deref().is_some_and(|m| m.contains("nothing in the requested window")), "{bad:?}");
+    assert!(hostile.stats().reqs <= 6, "the window moved every page: {} requests", hostile.stats().reqs);
+    assert!(misbehaving(&store, &hostile.url()).await.is_some());
+    honest_relay_holds_everything(&honest, &good).await;
+}
+
+#[tokio::test]
+async fn created_at_of_minus_two_to_the_63_neither_panics_nor_loops() {
+    let (hostile, honest) = (HostileRelay::start(Attack::MinTimestamp).await, LocalRelay::start());
+    let (bad, good, took, store, _dir) = attacked(&hostile, &honest, bounded()).await;
+    assert!(took < Duration::from_secs(11), "{took:?}");
+    assert!(bad.pulled.rejected.get("malformed_event").is_some_and(|n| *n > 0), "{bad:?}");
+    assert!(bad.misbehaved.is_some(), "{bad:?}");
+    assert!(misbehaving(&store, &hostile.url()).await.is_some());
+    honest_relay_holds_everything(&honest, &good).await;
+}
+
+#[tokio::test]
+async fn endless_negentropy_falls_back_to_since_reads_and_is_not_marked_capable() {
+    let (hostile, honest) = (HostileRelay::start(Attack::EndlessNegentropy).await, LocalRelay::start());
+    let (bad, good, took, store, _dir) = attacked(&hostile, &honest, bounded()).await;
+    assert!(took < Duration::from_secs(11), "{took:?}");
+    assert!(bad.error.is_none(), "the since read after it completed: {bad:?}");
+    assert_eq!(bad.pushed, 20, "{bad:?}");
+    assert!(bad.misbehaved.is_some(), "{bad:?}");
+    assert!(hostile.stats().neg_msgs <= 2, "no endless rounds: {:?}", hostile.stats());
+    let info = store.relays().await.unwrap().into_iter().find(|r| r.url == hostile.url()).unwrap();
+    assert_eq!(info.negentropy, Some(false), "{info:?}");
+    assert!(info.misbehaving.is_some(), "{info:?}");
+    honest_relay_holds_everything(&honest, &good).await;
+}
+
+#[tokio::test]
+async fn a_stuck_relay_is_cut_off_and_never_delays_the_honest_one() {
+    let attack = Attack::Stuck { every: Duration::from_millis(500) };
+    let (hostile, honest) = (HostileRelay::start(attack).await, LocalRelay::start());
+    let (bad, good, took, store, _dir) = attacked(&hostile, &honest, bounded()).await;
+    assert!(took < Duration::from_secs(11), "{took:?}");
+    assert!(bad.misbehaved.as_deref().is_some_and(|m| m.contains("without EOSE")), "{bad:?}");
+    assert!(misbehaving(&store, &hostile.url()).await.is_some());
+    honest_relay_holds_everything(&honest, &good).await;
+}
+
+#[tokio::test]
+async fn huge_events_are_refused_before_they_are_buffered() {
+    let attack = Attack::HugeEvents { bytes: 3 << 20 };
+    let (hostile, honest) = (HostileRelay::start(attack).await, LocalRelay::start());
+    let (bad, good, took, store, _dir) = attacked(&hostile, &honest, bounded()).await;
+    assert!(took < Duration::from_secs(11), "{took:?}");
+    assert!(bad.misbehaved.as_deref().is_some_and(|m| m.contains("limit")), "{bad:?}");
+    assert!(misbehaving(&store, &hostile.url()).await.is_some());
+    honest_relay_holds_everything(&honest, &good).await;
+}
+
+#[tokio::test]
+async fn events_dated_2100_neither_apply_nor_move_the_checkpoint() {
+    let me = Keys::parse(TEST_SECRET).unwrap();
+    let sign = |keys: &Keys, d: &str, at: u64| -> Value {
+        let content = Cipher::new(keys.secret_key(), &keys.public_key()).unwrap().encrypt(&kv(d, "from 2100")).unwrap();
+        let e = EventBuilder::new(Kind::from(30078), content)
+            .tag(Tag::identifier(format!("sense-memory/{d}")))
+            .custom_created_at(memstr::nostr::Timestamp::from(at))
+            .sign_with_keys(keys)
+            .unwrap();
+        serde_json::from_str(&e.as_json()).unwrap()
+    };
+    let mut forged = sign(&me, "forged", 4_102_444_800);
+    forged["content"] = sign(&me, "forged", 4_102_444_800)["content"].clone();
+    let ours = sign(&me, "future", 4_102_444_800);
+    let (hostile, honest) = (HostileRelay::start(Attack::Serve(vec![forged, ours])).await, LocalRelay::start());
+    let opts = SyncOptions { full: true, ..bounded() };
+    let (bad, good, _, store, _dir) = attacked(&hostile, &honest, opts).await;
+    assert!(bad.error.is_none(), "{bad:?}");
+    // A pass asks for events up to its start plus the 15-minute slack: both are outside.
+    assert!(bad.pulled.rejected.get("out_of_window").is_some_and(|n| *n >= 2), "{bad:?}");
+    assert_eq!((bad.pulled.applied, bad.pulled.quarantined), (0, 0), "{bad:?}");
+    assert!(store.recall("future").await.unwrap().is_none());
+    let info = store.relays().await.unwrap().into_iter().find(|r| r.url == hostile.url()).unwrap();
+    assert!(info.checkpoint <= now_secs(), "the checkpoint stays at the read's start: {info:?}");
+    // The same event of ours, arriving where no window applies (a live subscription, an
+    // import), waits in the quarantine instead.
+    let ours: Vec<memstr::nostr::Event> = vec![serde_json::from_value(sign(&me, "future", 4_102_444_800)).unwrap()];
+    assert_eq!(store.import_events(ours).await.unwrap().quarantined, 1);
+    assert_eq!(store.stats().await.unwrap().quarantined, 1);
+    honest_relay_holds_everything(&honest, &good).await;
+}
+
+#[tokio::test]
+async fn a_live_flood_is_cut_off_while_the_honest_relay_stays_live() {
+    let attack = Attack::LiveFlood { bytes: 60_000 };
+    let (hostile, honest) = (HostileRelay::start(attack).await, LocalRelay::start());
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (a, _) = open_at(da.path(), 1.79e9).await;
+    let (b, _) = open_at(db.path(), 1.79e9).await;
+    a.add_relay(&hostile.url(), false).await.unwrap();
+    a.add_relay(&honest.url(), false).await.unwrap();
+    b.add_relay(&honest.url(), false).await.unwrap();
+    let watcher = a.clone();
+    let opts = bounded();
+    let live = tokio::spawn(async move { watcher.watch(opts, tokio::time::sleep(Duration::from_secs(20))).await });
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    b.remember("through-the-honest-relay", "arrived").await.unwrap();
+    b.sync(&bounded()).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        let got = a.recall("through-the-honest-relay").await.unwrap();
+        let flagged = misbehaving(&a, &hostile.url()).await;
+        if got.is_some() && flagged.is_some() {
+            assert!(flagged.unwrap().contains("live subscription"));
+            break;
+        }
+        assert!(Instant::now() < deadline, "live write arrived: {got:?}; flood flagged: {flagged:?}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    live.abort();
+    let rejected = a.stats().await.unwrap().rejected.get("foreign_author").copied().unwrap_or(0);
+    assert!(rejected > 100, "the flood was counted: {rejected}");
+}

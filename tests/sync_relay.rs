@@ -38,7 +38,9 @@ async fn sync_ok(store: &MemoryStore) {
 async fn relay_events(url: &str) -> Vec<serde_json::Value> {
     let conn = Connection::connect(&RelayUrl::parse(url, false).unwrap(), Duration::from_secs(5), None).await.unwrap();
     let filter = json!({"authors": [test_identity().public_key().to_hex()]});
-    conn.subscribe(vec![filter]).unwrap().collect_stored(Duration::from_secs(10), PageCaps { events: 100_000, bytes: 1 << 30 })
+    conn.subscribe(vec![filter])
+        .unwrap()
+        .collect_stored(Duration::from_secs(10), PageCaps { events: 100_000, bytes: 1 << 30 })
         .await
         .unwrap()
         .0
@@ -109,8 +111,9 @@ async fn forget_holds_across_devices_and_against_a_stale_republish() {
     assert!(b.recall("secret").await.unwrap().is_none(), "forgotten on the other device");
 
     // A stale device sends the old version again, straight to the relay.
-    let conn =
-        Connection::connect(&RelayUrl::parse(&relay.url(), false).unwrap(), Duration::from_secs(5), None).await.unwrap();
+    let conn = Connection::connect(&RelayUrl::parse(&relay.url(), false).unwrap(), Duration::from_secs(5), None)
+        .await
+        .unwrap();
     let ack = conn.publish(old[0]["id"].as_str().unwrap(), old[0].clone(), Duration::from_secs(5)).await.unwrap();
     drop(conn);
     let _ = ack; // whatever the relay says, readers must not bring it back

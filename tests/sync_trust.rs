@@ -155,7 +155,8 @@ async fn copied_store_directories_edited_apart_converge() {
     sync_clean(&a).await;
     sync_clean(&b).await;
     sync_clean(&a).await;
-    let (ma, mb) = (a.persona_peek(q()).await.unwrap().pop().unwrap(), b.persona_peek(q()).await.unwrap().pop().unwrap());
+    let (ma, mb) =
+        (a.persona_peek(q()).await.unwrap().pop().unwrap(), b.persona_peek(q()).await.unwrap().pop().unwrap());
     assert_eq!(ma, mb, "the copies converge");
     assert_eq!(ma.value, "switched to coffee", "B's later value edit is not dropped as stale");
     assert!(ma.themes.contains(&"green".to_string()) && ma.connections == ["bob"], "A's edits kept: {ma:?}");
@@ -169,7 +170,9 @@ async fn a_nip42_relay_serves_our_journal_notes_only_after_auth() {
     let keys = Keys::parse(TEST_SECRET).unwrap();
     let content = memstr::codec::Cipher::new(keys.secret_key(), &keys.public_key())
         .unwrap()
-        .encrypt(&serde_json::json!({"type": "sense-memory:journal", "content": "a private note", "ts": 1.79e9}).to_string())
+        .encrypt(
+            &serde_json::json!({"type": "sense-memory:journal", "content": "a private note", "ts": 1.79e9}).to_string(),
+        )
         .unwrap();
     let note = memstr::nostr::EventBuilder::new(memstr::nostr::Kind::from(4), content)
         .tag(memstr::nostr::Tag::public_key(keys.public_key()))
@@ -224,4 +227,3 @@ async fn a_relay_that_refuses_reads_and_writes_without_auth_syncs_after_auth() {
     assert_eq!(b.recall("k").await.unwrap().unwrap().value, "behind auth");
     assert_eq!(b.recent(1).await.unwrap()[0].content, "a day behind auth");
 }
-

@@ -89,7 +89,9 @@ impl Codec {
     /// A NIP-42 authentication (kind 22242) answering `challenge` from the relay at `relay`.
     pub fn auth_event(&self, challenge: &str, relay: &str) -> Result<Event> {
         let url = nostr::RelayUrl::parse(relay).map_err(|e| Error::Relay(format!("{relay}: {e}")))?;
-        EventBuilder::auth(challenge, url).sign_with_keys(&self.keys).map_err(|e| Error::Crypto(format!("signing: {e}")))
+        EventBuilder::auth(challenge, url)
+            .sign_with_keys(&self.keys)
+            .map_err(|e| Error::Crypto(format!("signing: {e}")))
     }
 
     /// A tombstone replacing whatever is at `path`.

@@ -189,7 +189,8 @@ pub(crate) fn orders_later_versions(tx: &Transaction, c: &Current) -> rusqlite::
     if !c.deleted {
         return Ok(true);
     }
-    let tombstone: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)", [&c.event_id], |r| r.get(0))?;
+    let tombstone: bool =
+        tx.query_row("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)", [&c.event_id], |r| r.get(0))?;
     Ok(tombstone || deleted_until(tx, &c.d_tag)?.is_some_and(|t| t >= c.created_at))
 }
 

@@ -247,7 +247,8 @@ pub(crate) fn repair_future(tx: &Transaction, inner: &Inner) -> Result<u64> {
         tx.execute("DELETE FROM deletions WHERE request_id = ?1", [&id])?;
         let Ok(Decoded::Record { path, payload, .. }) = inner.codec.decode(&event) else { continue };
         let del = inner.codec.deletion_event(std::slice::from_ref(&id), &[], now as u64)?;
-        let decoded = inner.codec.decode(&del).map_err(|reason| crate::Error::Rejected { event_id: del.id.to_hex(), reason })?;
+        let decoded =
+            inner.codec.decode(&del).map_err(|reason| crate::Error::Rejected { event_id: del.id.to_hex(), reason })?;
         apply::apply(tx, &inner.codec, &del, &decoded)?;
         enqueue(tx, &del)?;
         let current = apply::current(tx, &path.to_d())?.is_some_and(|c| c.event_id == id);

@@ -32,8 +32,8 @@ use crate::error::{Error, Result};
 use crate::identity::Identity;
 
 pub use apply::Outcome;
-pub use ingest::FUTURE_SLACK;
 pub use consolidate::ConsolidationReport;
+pub use ingest::FUTURE_SLACK;
 pub use lifecycle::{FactVersion, GraphNeighbour, PruneReport};
 pub use persona::{PersonaInput, PersonaQuery, PersonaStats};
 #[cfg(feature = "sync")]

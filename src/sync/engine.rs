@@ -90,12 +90,18 @@ impl<'a> Budget<'a> {
         Ok(PageCaps { events: events.min(left_events), bytes: self.opts.page_bytes.min(left_bytes) })
     }
 
-    /// Counts a page read in full and keeps the events not seen before in this pass.
-    fn take(&mut self, (page, bytes): (Vec<Value>, usize)) -> Vec<Value> {
+    /// Counts a page read in full and keeps the events not seen before in this pass (and
+    /// every event outside `window`, so the door counts each as `out_of_window`).
+    fn take(&mut self, (page, bytes): (Vec<Value>, usize), window: Option<(i64, i64)>) -> Vec<Value> {
         self.events += page.len();
         self.bytes += bytes as u64;
         page.into_iter()
             .filter(|e| {
+                let inside =
+                    e["created_at"].as_i64().is_some_and(|t| window.is_none_or(|(lo, hi)| (lo..=hi).contains(&t)));
+                if !inside {
+                    return true;
+                }
                 let Some(id) = e["id"].as_str() else { return true };
                 let Some(key) = hex::decode(id).ok().and_then(|b| <[u8; 32]>::try_from(b).ok()) else { return true };
                 if !self.seen.insert(key) {
@@ -230,7 +236,8 @@ impl MemoryStore {
             *conn = Connection::connect(&url, opts.connect_timeout, Some(self.auth_signer(&url))).await?;
         }
         if !done {
-            let stale_full = info.last_full.is_none_or(|t| started.saturating_sub(t) > opts.full_every.as_secs() as i64);
+            let stale_full =
+                info.last_full.is_none_or(|t| started.saturating_sub(t) > opts.full_every.as_secs() as i64);
             let full = opts.full || stale_full;
             let since = (!full).then(|| info.checkpoint.saturating_sub(opts.overlap.as_secs() as i64).max(0));
             report.method = if full { "full" } else { "since" }.into();
@@ -299,11 +306,14 @@ impl MemoryStore {
             let mut until = until;
             loop {
                 let caps = budget.page_caps(opts.page)?;
-                let page = conn.subscribe(vec![filter(since, until, Some(opts.page))])?.collect_stored(opts.timeout, caps).await?;
+                let page = conn
+                    .subscribe(vec![filter(since, until, Some(opts.page))])?
+                    .collect_stored(opts.timeout, caps)
+                    .await?;
                 let full_page = page.0.len() >= opts.page;
                 let oldest =
                     page.0.iter().filter_map(|e| e["created_at"].as_i64()).filter(|t| (lo..=until).contains(t)).min();
-                let fresh = budget.take(page);
+                let fresh = budget.take(page, Some((lo, until)));
                 self.admit_page(conn.url(), fresh, Some((lo, until)), budget).await?;
                 if let Some(p) = &opts.progress {
                     p(conn.url().as_str(), "pull", budget.admitted.report.applied, budget.events as u64);
@@ -329,7 +339,7 @@ impl MemoryStore {
                                 }
                                 e => e.into(),
                             })?;
-                        let fresh = budget.take(rest);
+                        let fresh = budget.take(rest, Some((t, t)));
                         self.admit_page(conn.url(), fresh, Some((t, t)), budget).await?;
                         if t <= lo {
                             break;
@@ -410,7 +420,7 @@ impl MemoryStore {
             for chunk in need.chunks(IDS_PER_REQ) {
                 let caps = budget.page_caps(chunk.len())?;
                 let page = conn.subscribe(vec![json!({"ids": chunk})])?.collect_stored(opts.timeout, caps).await?;
-                let fresh = budget.take(page);
+                let fresh = budget.take(page, None);
                 self.admit_page(&url, fresh, None, budget).await?;
             }
         }

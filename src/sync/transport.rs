@@ -127,7 +127,11 @@ fn install_crypto() {
 
 impl Connection {
     /// Opens a websocket to `url`. With a `signer`, a relay's NIP-42 challenge is answered.
-    pub async fn connect(url: &RelayUrl, timeout: Duration, signer: Option<AuthSigner>) -> Result<Self, TransportError> {
+    pub async fn connect(
+        url: &RelayUrl,
+        timeout: Duration,
+        signer: Option<AuthSigner>,
+    ) -> Result<Self, TransportError> {
         install_crypto();
         let mut config = WebSocketConfig::default();
         config.max_message_size = Some(MAX_MESSAGE);

@@ -482,7 +482,9 @@ impl Out {
             if let Some(m) = &r.misbehaved {
                 println!("  misbehaving: {m} (backed off)");
             }
-            if let Some(e) = r.error.as_ref().filter(|e| !r.misbehaved.as_ref().is_some_and(|m| e.ends_with(m.as_str()))) {
+            if let Some(e) =
+                r.error.as_ref().filter(|e| !r.misbehaved.as_ref().is_some_and(|m| e.ends_with(m.as_str())))
+            {
                 println!("  error: {e}");
             }
             for (id, why) in r.refused.iter().take(5) {
