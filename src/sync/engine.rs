@@ -12,7 +12,7 @@ use super::transport::{AuthSigner, Connection, PageCaps, TransportError};
 use super::{RelayReport, RelayUrl, SyncOptions};
 use crate::codec::{KIND_APP_DATA, KIND_DELETION, KIND_DM};
 use crate::error::{Error, RejectReason, Result};
-use crate::store::ingest::{self, Admitted, Source};
+use crate::store::ingest::{self, Source};
 use crate::store::RelayInfo;
 use crate::{ImportReport, MemoryStore};
 
@@ -58,11 +58,14 @@ struct Budget<'a> {
     /// Ids of every event read this pass (to count each once, and for relay repair).
     seen: HashSet<[u8; 32]>,
     served: Vec<String>,
-    admitted: Admitted,
+    /// Newest `created_at` of the events that may move the checkpoint.
+    newest: Option<i64>,
+    /// What the door did, counted as it happens (a pass cut off at its deadline keeps it).
+    report: &'a mut RelayReport,
 }
 
 impl<'a> Budget<'a> {
-    fn new(opts: &'a SyncOptions, url: &RelayUrl) -> Self {
+    fn new(opts: &'a SyncOptions, url: &RelayUrl, report: &'a mut RelayReport) -> Self {
         Budget {
             opts,
             url: url.to_string(),
@@ -71,7 +74,8 @@ impl<'a> Budget<'a> {
             bytes: 0,
             seen: HashSet::new(),
             served: Vec::new(),
-            admitted: Admitted::default(),
+            newest: None,
+            report,
         }
     }
 
@@ -114,7 +118,7 @@ impl<'a> Budget<'a> {
     }
 
     fn violations(&self) -> u64 {
-        violations(&self.admitted.report)
+        violations(&self.report.pulled)
     }
 }
 
@@ -196,7 +200,7 @@ impl MemoryStore {
     ) -> Result<()> {
         let url = conn.url().clone();
         let started = ingest::system_now();
-        let mut budget = Budget::new(opts, &url);
+        let mut budget = Budget::new(opts, &url, report);
         let negentropy = match info.negentropy {
             Some(known) => known,
             None => {
@@ -211,27 +215,25 @@ impl MemoryStore {
         };
         let mut done = false;
         if negentropy {
-            report.method = "negentropy".into();
+            budget.report.method = "negentropy".into();
             match self.pull_negentropy(conn, &mut budget).await {
                 Ok(()) => {
-                    merge_into(report, &mut budget);
                     self.set_negentropy(&url, true).await?;
                     self.relay_synced(&url, started, true).await?;
                     done = true;
                 }
                 Err(e) => {
-                    merge_into(report, &mut budget);
                     // Not capable after all: read as from a relay without NIP-77, and say so.
                     tracing::info!(relay = %url, error = %e, "NIP-77 session failed; reading with since");
                     self.set_negentropy(&url, false).await?;
-                    report.misbehaved = Some(format!("NIP-77 session failed: {e}"));
+                    budget.report.misbehaved = Some(format!("NIP-77 session failed: {e}"));
                 }
             }
         }
         if !done && !conn.is_alive() {
             // The probe or the session took the connection down (an oversized answer, say).
             if let TransportError::Misbehaved { rule, .. } = conn.closed_error() {
-                report.misbehaved.get_or_insert(rule);
+                budget.report.misbehaved.get_or_insert(rule);
             }
             *conn = Connection::connect(&url, opts.connect_timeout, Some(self.auth_signer(&url))).await?;
         }
@@ -240,20 +242,18 @@ impl MemoryStore {
                 info.last_full.is_none_or(|t| started.saturating_sub(t) > opts.full_every.as_secs() as i64);
             let full = opts.full || stale_full;
             let since = (!full).then(|| info.checkpoint.saturating_sub(opts.overlap.as_secs() as i64).max(0));
-            report.method = if full { "full" } else { "since" }.into();
+            budget.report.method = if full { "full" } else { "since" }.into();
             // Up to what the door would apply (clocks differ, and a burst of edits to one
             // record is stamped a few seconds ahead); the checkpoint stays at `started`.
             let until = started.saturating_add(ingest::FUTURE_SLACK);
-            let read = self.pull_since(conn, since, until, &mut budget).await;
-            merge_into(report, &mut budget);
-            read?;
+            self.pull_since(conn, since, until, &mut budget).await?;
             if full {
                 // What the relay no longer serves must be pushed again (relay repair).
                 self.reconcile_acks(&url, std::mem::take(&mut budget.served)).await?;
             }
             // Only events that were applied or already held move the checkpoint, never
             // past the moment this read began: a relay's dates are its word, not ours.
-            let newest = budget.admitted.newest.unwrap_or(0).max(info.checkpoint);
+            let newest = budget.newest.unwrap_or(0).max(info.checkpoint);
             self.relay_synced(&url, newest.min(started), full).await?;
         }
         self.push(conn, opts, report).await
@@ -316,7 +316,7 @@ impl MemoryStore {
                 let fresh = budget.take(page, Some((lo, until)));
                 self.admit_page(conn.url(), fresh, Some((lo, until)), budget).await?;
                 if let Some(p) = &opts.progress {
-                    p(conn.url().as_str(), "pull", budget.admitted.report.applied, budget.events as u64);
+                    p(conn.url().as_str(), "pull", budget.report.pulled.applied, budget.events as u64);
                 }
                 if !full_page {
                     break;
@@ -366,7 +366,8 @@ impl MemoryStore {
         }
         let source = Source::Relay { url: url.to_string(), window };
         let part = self.admit_all(source, events.into_iter().map(ingest::parse_value).collect()).await?;
-        budget.admitted.absorb(part);
+        budget.newest = budget.newest.max(part.newest);
+        budget.report.pulled.absorb(part.report);
         let violations = budget.violations();
         if violations > budget.opts.max_violations {
             return Err(budget.misbehaved(format!("served {violations} events no honest relay serves for this filter")));
@@ -460,12 +461,6 @@ impl MemoryStore {
         }
         Ok(())
     }
-}
-
-/// Moves what a pass admitted so far into its report.
-fn merge_into(report: &mut RelayReport, budget: &mut Budget<'_>) {
-    let admitted = std::mem::take(&mut budget.admitted.report);
-    report.pulled.absorb(admitted);
 }
 
 fn set_bounds(f: &mut Value, since: Option<i64>, until: Option<i64>, limit: Option<usize>) {
