@@ -1212,9 +1212,9 @@ fn import_same_events_twice_counts_duplicates() {
     let exported = a.ok(&["export", "--events"]);
     let b = Store::new();
     let first = run_with_stdin(b.cmd(&["import", "--events"]), &exported).ok();
-    assert_eq!(first, "applied 3, duplicate 0, stale 0, deleted 0, rejected 0\n");
+    assert_eq!(first, "applied 3, duplicate 0, stale 0, deleted 0, rejected 0, quarantined 0\n");
     let again = run_with_stdin(b.cmd(&["import", "--events"]), &exported).ok();
-    assert_eq!(again, "applied 0, duplicate 3, stale 0, deleted 0, rejected 0\n");
+    assert_eq!(again, "applied 0, duplicate 3, stale 0, deleted 0, rejected 0, quarantined 0\n");
     assert_eq!(b.ok(&["export", "--events"]), exported, "a restored store exports the same events");
 }
 
@@ -1226,7 +1226,10 @@ fn import_counts_garbage_line_as_malformed_event() {
     let input = format!("this is not an event\n\n{exported}");
     let b = Store::new();
     let out = run_with_stdin(b.cmd(&["import", "--events"]), &input).ok();
-    assert_eq!(out, "applied 1, duplicate 0, stale 0, deleted 0, rejected 1\n  rejected malformed_event: 1\n");
+    assert_eq!(
+        out,
+        "applied 1, duplicate 0, stale 0, deleted 0, rejected 1, quarantined 0\n  rejected malformed_event: 1\n"
+    );
     assert_eq!(b.ok(&["recall", "k"]), "v\n");
     let stats = b.json(&["stats"]);
     assert_eq!(stats["rejected"], serde_json::json!({"malformed_event": 1}));
@@ -1758,6 +1761,42 @@ fn sync_full_flag_reads_everything_again() {
     assert_eq!(full["pulled"]["duplicate"], 2, "the whole relay is read again: {full}");
     assert_eq!(full["pending"], 0, "{full}");
     assert_eq!(only(b.sync(&[]))["method"], "since", "--full is not remembered");
+}
+
+#[path = "../relay-fixtures/hostile_relay.rs"]
+mod hostile_relay;
+
+#[test]
+fn status_shows_a_misbehaving_relay_with_its_reason_and_the_quarantine() {
+    // The hostile relay double runs on a runtime of its own while the CLI talks to it.
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let hostile = rt.block_on(hostile_relay::HostileRelay::start(hostile_relay::Attack::MinTimestamp));
+    let st = Store::new();
+    st.ok(&["relay", "add", &hostile.url()]);
+    let r = st.run(&["sync"]).code(3);
+    assert!(r.stdout.contains("  misbehaving: "), "{r:?}");
+    let status = st.ok(&["status"]);
+    assert!(status.contains("MISBEHAVING: "), "{status}");
+    let json = st.json(&["status"]);
+    assert!(json["relays"][0]["misbehaving"].is_string() && json["relays"][0]["backoff_until"].is_i64(), "{json}");
+    // A pass while it is backed off does not talk to it.
+    let reqs = hostile.stats().reqs;
+    let r = st.run(&["sync"]).code(3);
+    assert!(r.stdout.contains("backed off until"), "{r:?}");
+    assert_eq!(hostile.stats().reqs, reqs);
+    // An event of ours dated 2100, imported: quarantined, said so, shown in status.
+    let codec =
+        memstr::codec::Codec::new(memstr::nostr::Keys::parse(SECRET_HEX).unwrap(), memstr::DTagMode::Compatible)
+            .unwrap();
+    let payload = memstr::codec::Payload::Kv(memstr::Memory { key: "f".into(), value: "v".into(), created_at: 4.1e9 });
+    let future = codec.record_event(&memstr::MemoryPath::Kv { key: "f".into() }, &payload, 4_102_444_800).unwrap();
+    let line = format!("{}\n", memstr::nostr::JsonUtil::as_json(&future));
+    let out = run_with_stdin(st.cmd(&["import", "--events"]), &line).ok();
+    assert!(out.starts_with("applied 0, duplicate 0, stale 0, deleted 0, rejected 0, quarantined 1\n"), "{out}");
+    assert!(st.ok(&["status"]).contains("quarantined: 1 events"), "shown in status");
+    assert_eq!(st.json(&["status"])["quarantined"], 1);
+    st.run(&["recall", "f"]).code(1);
+    drop(hostile);
 }
 
 #[test]

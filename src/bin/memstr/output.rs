@@ -387,13 +387,19 @@ impl Out {
             print_json(&json!(r));
         } else {
             println!(
-                "applied {}, duplicate {}, stale {}, deleted {}, rejected {}",
+                "applied {}, duplicate {}, stale {}, deleted {}, rejected {}, quarantined {}",
                 r.applied,
                 r.duplicate,
                 r.stale,
                 r.deleted,
-                r.rejected_total()
+                r.rejected_total(),
+                r.quarantined
             );
+            if r.quarantined > 0 {
+                println!(
+                    "  quarantined: dated more than 15 minutes ahead of this clock; applied when their time comes"
+                );
+            }
             for (k, v) in &r.rejected {
                 println!("  rejected {k}: {v}");
             }
