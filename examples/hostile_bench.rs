@@ -29,7 +29,7 @@ fn attack(name: &str) -> Attack {
         "endless-pages" => Attack::EndlessPages,
         "ignores-until" => Attack::IgnoresUntil,
         "min-timestamp" => Attack::MinTimestamp,
-        "endless-negentropy" => Attack::EndlessNegentropy,
+        "endless-negentropy" => Attack::EndlessNegentropy { ids: hostile_relay::NEG_IDS },
         "stuck" => Attack::Stuck { every: Duration::from_secs(2) },
         "huge-events" => Attack::HugeEvents { bytes: 3 << 20 },
         "live-flood" => Attack::LiveFlood { bytes: 60_000 },

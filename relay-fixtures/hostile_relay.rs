@@ -45,9 +45,10 @@ pub enum Attack {
     /// (i64::MIN), otherwise plausible (hex id, real pubkey, kind 30078, d tag, hex sig), then EOSE.
     MinTimestamp,
     /// Speaks NIP-77 but never lets reconciliation finish: every NEG-OPEN and NEG-MSG gets a
-    /// NEG-MSG listing [`NEG_IDS`] fresh random ids, then a random fingerprint up to infinity,
+    /// NEG-MSG listing `ids` fresh random ids ([`NEG_IDS`] in the attack as measured), then a
+    /// random fingerprint up to infinity,
     /// so the client always has another round. Every REQ (ids or not) gets just EOSE.
-    EndlessNegentropy,
+    EndlessNegentropy { ids: usize },
     /// A REQ gets one foreign-authored event at once and then one every `every`; never EOSE.
     Stuck { every: Duration },
     /// A REQ gets kind-30078 events whose content is `bytes` long (one template, signed once),
@@ -239,8 +240,8 @@ async fn serve_connection(tcp: TcpStream, shared: Arc<Shared>) {
                 Some(kind @ ("NEG-OPEN" | "NEG-MSG")) => {
                     counters.neg_msgs.fetch_add(1, Relaxed);
                     match shared.attack {
-                        Attack::EndlessNegentropy => {
-                            let hex_msg = hex::encode(endless_negentropy_message(&mut rng));
+                        Attack::EndlessNegentropy { ids } => {
+                            let hex_msg = hex::encode(endless_negentropy_message(&mut rng, ids));
                             Some(Out::other(json!(["NEG-MSG", msg[1], hex_msg])))
                         }
                         _ if kind == "NEG-OPEN" => Some(Out::other(json!(["NOTICE", "unknown command"]))),
@@ -304,7 +305,7 @@ async fn answer_req(shared: Arc<Shared>, sub: Value, filter: Value, tx: mpsc::Se
                 }
                 tx.send(eose()).await.ok()?;
             }
-            Attack::EndlessNegentropy => tx.send(eose()).await.ok()?,
+            Attack::EndlessNegentropy { .. } => tx.send(eose()).await.ok()?,
             Attack::Stuck { every } => {
                 let mut tick = tokio::time::interval(*every); // first tick at once
                 loop {
@@ -380,16 +381,16 @@ fn now() -> u64 {
 /// an IdList range [0, now) of fresh random ids (the client "needs" them all), then a
 /// Fingerprint range [now, infinity) with a random fingerprint no set matches, so the client
 /// must split it and send another round.
-pub fn endless_negentropy_message(rng: &mut Rng) -> Vec<u8> {
-    let mut m = Vec::with_capacity(NEG_IDS * 32 + 64);
+pub fn endless_negentropy_message(rng: &mut Rng, ids: usize) -> Vec<u8> {
+    let mut m = Vec::with_capacity(ids * 32 + 64);
     // Protocol version 1.
     m.push(0x61);
     // Bound: timestamp delta (+1, since 0 means infinity) against 0, then an empty id prefix.
     varint(&mut m, now() + 1);
     varint(&mut m, 0);
     varint(&mut m, 2); // IdList
-    varint(&mut m, NEG_IDS as u64);
-    for _ in 0..NEG_IDS {
+    varint(&mut m, ids as u64);
+    for _ in 0..ids {
         m.extend_from_slice(&rng.bytes::<32>());
     }
     varint(&mut m, 0); // bound: infinity

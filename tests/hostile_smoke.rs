@@ -123,7 +123,7 @@ async fn min_timestamp_serves_i64_min() {
 
 #[tokio::test]
 async fn endless_negentropy_always_leaves_another_round() {
-    let relay = HostileRelay::start(Attack::EndlessNegentropy).await;
+    let relay = HostileRelay::start(Attack::EndlessNegentropy { ids: hostile_relay::NEG_IDS }).await;
     let mut ws = connect(&relay.url()).await;
     let mut storage = NegentropyStorageVector::new();
     storage.seal().unwrap();

@@ -246,7 +246,8 @@ async fn created_at_of_minus_two_to_the_63_neither_panics_nor_loops() {
 
 #[tokio::test]
 async fn endless_negentropy_falls_back_to_since_reads_and_is_not_marked_capable() {
-    let (hostile, honest) = (HostileRelay::start(Attack::EndlessNegentropy).await, LocalRelay::start());
+    let (hostile, honest) =
+        (HostileRelay::start(Attack::EndlessNegentropy { ids: hostile_relay::NEG_IDS }).await, LocalRelay::start());
     let (bad, good, took, store, _dir) = attacked(&hostile, &honest, bounded()).await;
     assert!(took < Duration::from_secs(11), "{took:?}");
     assert!(bad.error.is_none(), "the since read after it completed: {bad:?}");
@@ -257,6 +258,27 @@ async fn endless_negentropy_falls_back_to_since_reads_and_is_not_marked_capable(
     assert_eq!(info.negentropy, Some(false), "{info:?}");
     assert!(info.misbehaving.is_some(), "{info:?}");
     honest_relay_holds_everything(&honest, &good).await;
+}
+
+#[tokio::test]
+async fn nip77_rounds_are_capped_and_the_pass_falls_back_to_since_reads() {
+    // Small messages this time, so only the round cap can end the session.
+    let attack = Attack::EndlessNegentropy { ids: 50 };
+    let (hostile, honest) = (HostileRelay::start(attack).await, LocalRelay::start());
+    let opts = SyncOptions { neg_rounds: 10, ..bounded() };
+    let (bad, good, took, store, _dir) = attacked(&hostile, &honest, opts).await;
+    assert!(took < Duration::from_secs(11), "{took:?}");
+    assert!(bad.misbehaved.as_deref().is_some_and(|m| m.contains("more than 10 rounds")), "{bad:?}");
+    assert_eq!((bad.method.as_str(), bad.pushed, bad.error.as_deref()), ("full", 20, None), "{bad:?}");
+    assert!(hostile.stats().neg_msgs <= 12, "{:?}", hostile.stats());
+    let info = store.relays().await.unwrap().into_iter().find(|r| r.url == hostile.url()).unwrap();
+    assert_eq!(info.negentropy, Some(false), "{info:?}");
+    honest_relay_holds_everything(&honest, &good).await;
+    // And the ids it names are capped by what is left of the pass's event cap.
+    let (hostile, honest) = (HostileRelay::start(Attack::EndlessNegentropy { ids: 300 }).await, LocalRelay::start());
+    let opts = SyncOptions { max_events: 500, ..bounded() };
+    let (bad, _, _, _, _dir) = attacked(&hostile, &honest, opts).await;
+    assert!(bad.misbehaved.as_deref().is_some_and(|m| m.contains("we lack")), "{bad:?}");
 }
 
 #[tokio::test]
