@@ -40,6 +40,7 @@ pub(crate) enum Source {
     Import,
     /// A relay: what it serves counts as held by it. `window` is the `since..=until` the
     /// request asked for (live subscriptions and fetches by id have none).
+    #[cfg(feature = "sync")]
     Relay { url: String, window: Option<(i64, i64)> },
 }
 
@@ -47,6 +48,7 @@ impl Source {
     fn name(&self) -> &str {
         match self {
             Source::Import => "import",
+            #[cfg(feature = "sync")]
             Source::Relay { url, .. } => url,
         }
     }
@@ -72,6 +74,7 @@ impl Admitted {
 }
 
 /// Parses a relay's raw event object (anything it sent, unverified).
+#[cfg(feature = "sync")]
 pub(crate) fn parse_value(v: serde_json::Value) -> Incoming {
     serde_json::from_value::<Event>(v).ok()
 }
@@ -80,7 +83,8 @@ pub(crate) fn parse_value(v: serde_json::Value) -> Incoming {
 pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Vec<Incoming>) -> Result<Admitted> {
     let now = system_now();
     let mut out = release_due(tx, inner, now)?;
-    let mut acked = Vec::new();
+    #[cfg(feature = "sync")]
+    let mut acked: Vec<String> = Vec::new();
     for incoming in events {
         let Some(event) = incoming else {
             apply::count_rejection(tx, RejectReason::MalformedEvent, None)?;
@@ -89,6 +93,7 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
         };
         let id = event.id.to_hex();
         let created_at = event.created_at.as_secs() as i64;
+        #[cfg(feature = "sync")]
         if let Source::Relay { window: Some((since, until)), .. } = source {
             if created_at < *since || created_at > *until {
                 apply::count_rejection(tx, RejectReason::OutOfWindow, Some(&id))?;
@@ -114,10 +119,6 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
             // door allows for `created_at`, or they would win every merge to come.
             crate::model::merge::clamp_times(p, now.saturating_add(FUTURE_SLACK) as f64);
         }
-        let path = match &decoded {
-            Decoded::Record { path, .. } => Some(path.to_d()),
-            Decoded::Deletion { .. } => None,
-        };
         let outcome = apply::apply(tx, &inner.codec, &event, &decoded)?;
         if matches!(outcome, Outcome::Applied | Outcome::Merged) {
             inner.touch_events();
@@ -132,11 +133,7 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
                 }
             }
             #[cfg(feature = "sync")]
-            Source::Relay { url, .. } => relay_books(tx, inner, url, &event, outcome, path, now, &mut acked)?,
-            #[cfg(not(feature = "sync"))]
-            Source::Relay { .. } => {
-                let _ = (&path, &mut acked);
-            }
+            Source::Relay { url, .. } => relay_books(tx, inner, url, &event, &decoded, outcome, now, &mut acked)?,
         }
         out.report.count(outcome);
     }
@@ -155,12 +152,16 @@ fn relay_books(
     inner: &Inner,
     relay: &str,
     event: &Event,
+    decoded: &Decoded,
     outcome: Outcome,
-    path: Option<String>,
     now: i64,
     acked: &mut Vec<String>,
 ) -> Result<()> {
     let id = event.id.to_hex();
+    let path = match decoded {
+        Decoded::Record { path, .. } => Some(path.to_d()),
+        Decoded::Deletion { .. } => None,
+    };
     match (outcome, path) {
         (Outcome::Applied | Outcome::Duplicate, _) => {
             tx.execute(
