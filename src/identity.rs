@@ -90,8 +90,8 @@ impl Identity {
     pub fn save_file(&self, path: &Path, password: &str, log_n: u8) -> Result<()> {
         use std::io::Write;
         let ncryptsec = self.to_ncryptsec(password, log_n)?;
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            crate::disk::create_private_dir(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
         }
         let mut opts = std::fs::OpenOptions::new();
         opts.write(true).create_new(true);

@@ -28,6 +28,7 @@
 pub use nostr;
 
 pub mod codec;
+pub mod disk;
 mod error;
 pub mod identity;
 pub mod index;

@@ -202,6 +202,49 @@ fn dir_flag_overrides_memstr_dir_env() {
 }
 
 #[test]
+fn store_directory_and_files_are_owner_only_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let st = Store::new();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    // A permissive umask, as a shared machine might have.
+    let umask0 = |args: &str| {
+        let mut c = bare(st.tmp.path());
+        c.env("MEMSTR_NSEC", SECRET_HEX)
+            .arg("--dir")
+            .arg(st.dir())
+            .args(args.split(' '))
+            .env("MEMSTR_BIN", env!("CARGO_BIN_EXE_memstr"));
+        let mut sh = Command::new("sh");
+        sh.arg("-c").arg("umask 000; exec \"$MEMSTR_BIN\" \"$@\"").arg("sh").args(c.get_args());
+        for (k, v) in c.get_envs() {
+            match v {
+                Some(v) => sh.env(k, v),
+                None => sh.env_remove(k),
+            };
+        }
+        run(sh).ok()
+    };
+    umask0("remember k v");
+    let out = st.path("backup.jsonl");
+    umask0(&format!("export --events --output {}", out.display()));
+    assert_eq!(mode(&st.dir()), 0o700, "store directory");
+    for name in ["memstr.db", "memstr.db-wal", "memstr.db-shm"] {
+        let p = st.dir().join(name);
+        if p.exists() {
+            assert_eq!(mode(&p), 0o600, "{name}");
+        }
+    }
+    assert!(st.dir().join("memstr.db").exists());
+    assert_eq!(mode(&out), 0o600, "export file");
+    // A store made before this rule, with open modes, is narrowed when next opened.
+    std::fs::set_permissions(st.dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(st.dir().join("memstr.db"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    st.ok(&["recall", "k"]);
+    assert_eq!(mode(&st.dir()), 0o700);
+    assert_eq!(mode(&st.dir().join("memstr.db")), 0o600);
+}
+
+#[test]
 fn payload_clock_dates_the_memory_but_never_the_signed_event() {
     let st = Store::new();
     st.ok(&["--payload-clock", "1234.5", "remember", "k", "v"]);

@@ -288,3 +288,21 @@ async fn a_large_journal_does_not_crowd_persona_memories_out_of_persona_search()
     assert!(only.iter().all(|h| matches!(h.found, Found::Persona(_))));
     assert!(only.iter().any(|h| h.path.ends_with("/alice-theme")), "{:?}", texts(&only));
 }
+
+#[tokio::test]
+async fn the_vector_index_files_are_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    store.search(SearchQuery::new("puppy")).await.unwrap();
+    store.close().await.unwrap();
+    let index = dir.path().join("memstr.db.vectors");
+    assert!(index.is_dir(), "the index was saved");
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&index), 0o700, "{}", index.display());
+    for f in std::fs::read_dir(&index).unwrap() {
+        let f = f.unwrap().path();
+        assert_eq!(mode(&f), 0o600, "{}", f.display());
+    }
+}

@@ -540,3 +540,17 @@ async fn an_import_dated_far_ahead_waits_in_quarantine_and_never_lifts_the_floor
     assert!(signed.abs_diff(now) <= 60, "signed at {signed}, system clock {now}");
     assert_eq!(store.stats().await.unwrap().quarantined, 1, "still waiting");
 }
+
+#[tokio::test]
+async fn database_wal_and_shm_files_are_owner_only_while_open() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let store_dir = dir.path().join("new-store");
+    let store = MemoryStore::open(store_dir.join("memstr.db"), test_identity(), StoreOptions::default()).await.unwrap();
+    store.remember("k", "a secret").await.unwrap();
+    let mode = |p: std::path::PathBuf| std::fs::metadata(&p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(store_dir.clone()), 0o700, "a directory the store created");
+    for name in ["memstr.db", "memstr.db-wal", "memstr.db-shm"] {
+        assert_eq!(mode(store_dir.join(name)), 0o600, "{name}");
+    }
+}

@@ -221,17 +221,18 @@ impl VectorIndex {
     pub fn save(&self, dir: &Path) -> Result<()> {
         let tmp = dir.with_extension("vectors.tmp");
         let _ = std::fs::remove_dir_all(&tmp);
-        std::fs::create_dir_all(&tmp).map_err(|e| io_err(format!("{}: {e}", tmp.display())))?;
+        crate::disk::create_private_dir(&tmp).map_err(|e| io_err(format!("{}: {e}", tmp.display())))?;
         let graph = tmp.join(GRAPH_FILE);
         let write = || -> std::io::Result<()> {
-            let mut w = BufWriter::new(std::fs::File::create(&graph)?);
+            let mut w = BufWriter::new(crate::disk::private_file(&graph)?);
             self.hnsw.write_to(&mut w)?;
             w.flush()?;
             w.get_ref().sync_all()
         };
         write().map_err(|e| io_err(format!("saving {}: {e}", graph.display())))?;
         let rids: Vec<u8> = self.rids.iter().flat_map(|r| r.to_le_bytes()).collect();
-        std::fs::write(tmp.join(RIDS_FILE), rids).map_err(|e| io_err(format!("saving {RIDS_FILE}: {e}")))?;
+        crate::disk::write_private(&tmp.join(RIDS_FILE), &rids)
+            .map_err(|e| io_err(format!("saving {RIDS_FILE}: {e}")))?;
         let meta = Meta {
             format: FORMAT,
             model: self.model.clone(),
@@ -239,7 +240,8 @@ impl VectorIndex {
             max_vid: self.max_vid,
             points: self.points(),
         };
-        std::fs::write(tmp.join("meta.json"), serde_json::to_vec(&meta)?).map_err(|e| io_err(e.to_string()))?;
+        crate::disk::write_private(&tmp.join("meta.json"), &serde_json::to_vec(&meta)?)
+            .map_err(|e| io_err(e.to_string()))?;
         let _ = std::fs::remove_dir_all(dir);
         std::fs::rename(&tmp, dir).map_err(|e| io_err(format!("{}: {e}", dir.display())))?;
         Ok(())

@@ -286,7 +286,14 @@ impl MemoryStore {
 
     fn open_blocking(path: PathBuf, identity: Identity, options: StoreOptions) -> Result<Self> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
+            crate::disk::create_private_dir(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
+        }
+        // Owner-only from the first byte; SQLite gives the WAL and SHM files the same mode.
+        crate::disk::precreate_private(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        for suffix in ["", "-wal", "-shm"] {
+            let mut name = path.clone().into_os_string();
+            name.push(suffix);
+            crate::disk::restrict_file(std::path::Path::new(&name));
         }
         let db = Error::db(&path);
         let mut conn = Connection::open_with_flags(

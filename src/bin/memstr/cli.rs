@@ -392,8 +392,15 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
         };
         options = options.decay(Arc::from(policy));
     }
-    let path = args.dir()?.join("memstr.db");
-    Ok(MemoryStore::open(&path, identity, options).await?)
+    let dir = args.dir()?;
+    // memstr's own directory: owner-only, whatever made it.
+    if dir.is_dir() {
+        if let Err(e) = memstr::disk::restrict_dir(&dir) {
+            // Someone else's, or read-only: it can still be read.
+            tracing::warn!("could not make {} private: {e}", dir.display());
+        }
+    }
+    Ok(MemoryStore::open(&dir.join("memstr.db"), identity, options).await?)
 }
 
 pub async fn run(args: Args) -> Result<ExitCode> {
@@ -481,7 +488,8 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
             match output {
                 Some(path) => {
-                    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+                    memstr::disk::write_private(path, text.as_bytes())
+                        .with_context(|| format!("writing {}", path.display()))?;
                     out.exported(events.len(), path);
                 }
                 None => print!("{text}"),
