@@ -245,6 +245,22 @@ fn store_directory_and_files_are_owner_only_whatever_the_umask() {
 }
 
 #[test]
+fn model_install_hands_no_secrets_to_the_fetch_script() {
+    let st = Store::new();
+    let script = st.path("fetch.sh");
+    let seen = st.path("env.txt");
+    std::fs::write(&script, format!("env > '{}'\nexit 1\n", seen.display())).unwrap();
+    let mut c = st.cmd(&["model", "install"]);
+    c.env("MEMSTR_FETCH_SCRIPT", &script).env("MEMSTR_PASSWORD", PASSWORD);
+    assert_ne!(run(c).code, Some(0), "the script failed on purpose");
+    let env = std::fs::read_to_string(&seen).unwrap();
+    assert!(env.contains("MEMSTR_FETCH_SCRIPT="), "the script ran with memstr's environment: {env}");
+    for secret in ["MEMSTR_NSEC", "MEMSTR_PASSWORD", SECRET_HEX, PASSWORD] {
+        assert!(!env.contains(secret), "{secret} reached the child process");
+    }
+}
+
+#[test]
 fn payload_clock_dates_the_memory_but_never_the_signed_event() {
     let st = Store::new();
     st.ok(&["--payload-clock", "1234.5", "remember", "k", "v"]);

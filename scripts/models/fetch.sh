@@ -31,7 +31,7 @@ PYTHON="${PYTHON:-python3}"
 # file (CPython 3.11 tag, manylinux_2_28) so the shared library is the same
 # whichever Python runs this script. The library itself has no Python dependency.
 ORT_PKG="onnxruntime==1.31.1"
-ORT_PIP_ARGS=(--only-binary=:all: --implementation cp --python-version 3.11 --abi cp311 --platform manylinux_2_28_x86_64)
+ORT_PIP_ARGS=(--implementation cp --python-version 3.11 --abi cp311 --platform manylinux_2_28_x86_64)
 ORT_MEMBER="onnxruntime/capi/libonnxruntime.so.1.31.1"
 ORT_FILE="libonnxruntime.so.1.31.1"
 ORT_SHA256="fc44112fbe06d7d689c57e11d3862031f64711007e4ee020f8eed5185fd2c1d3"
@@ -82,7 +82,7 @@ install_member() {
   local dl="$TMP/dl-${pkg%%=*}"
   mkdir -p "$dl"
   log "downloading $pkg"
-  "$PYTHON" -m pip download --no-deps --disable-pip-version-check --no-cache-dir \
+  "$PYTHON" -m pip download --no-deps --only-binary=:all: --disable-pip-version-check --no-cache-dir \
     -d "$dl" "$@" "$pkg" >&2 || die "pip download $pkg failed"
   local wheel
   wheel="$(find "$dl" -maxdepth 1 -name '*.whl' | head -n1)"

@@ -668,8 +668,16 @@ fn model(cmd: &ModelCommand, out: &Out) -> Result<ExitCode> {
             if !script.exists() {
                 bail!("{} not found: set MEMSTR_FETCH_SCRIPT to memstr's scripts/models/fetch.sh", script.display());
             }
-            let status =
-                std::process::Command::new("bash").arg(&script).status().context("running the fetch script")?;
+            let mut fetch = std::process::Command::new("bash");
+            fetch.arg(&script);
+            // The script and pip need no key and no password: none reaches them.
+            for (name, _) in std::env::vars_os() {
+                let secret = ["MEMSTR_NSEC", "MEMSTR_PASSWORD"].iter().any(|s| name == *s);
+                if secret || name.to_string_lossy().contains("NSEC") {
+                    fetch.env_remove(&name);
+                }
+            }
+            let status = fetch.status().context("running the fetch script")?;
             if !status.success() {
                 bail!("installing the model failed (see the messages above)");
             }
