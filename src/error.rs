@@ -103,6 +103,9 @@ pub enum Rule {
     ForbiddenChar(char),
     /// Contains `..`.
     PathTraversal,
+    /// Contains a control character or a bidirectional formatting character, which can
+    /// rewrite what a terminal shows (ANSI escapes, right-to-left overrides).
+    ControlChar(char),
     /// A number outside its allowed range.
     OutOfRange { min: f64, max: f64, value: f64 },
     /// A number that must be strictly positive (and finite).
@@ -125,6 +128,7 @@ impl Rule {
             Rule::TooLong { .. } => "max-length",
             Rule::ForbiddenChar(_) => "forbidden-character",
             Rule::PathTraversal => "no-path-traversal",
+            Rule::ControlChar(_) => "no-control-characters",
             Rule::OutOfRange { .. } => "range",
             Rule::NotPositive(_) => "positive",
             Rule::UnknownState(_) => "known-state",
@@ -142,6 +146,9 @@ impl fmt::Display for Rule {
             Rule::TooLong { max, len } => write!(f, "is {len} characters long; the maximum is {max}"),
             Rule::ForbiddenChar(c) => write!(f, "must not contain {c:?} (it separates d-tag path segments)"),
             Rule::PathTraversal => write!(f, "must not contain \"..\""),
+            Rule::ControlChar(c) => {
+                write!(f, "must not contain control or bidirectional formatting characters (found U+{:04X})", *c as u32)
+            }
             Rule::OutOfRange { min, max, value } => write!(f, "is {value}; it must lie in [{min}, {max}]"),
             Rule::NotPositive(v) => write!(f, "is {v}; it must be a positive finite number"),
             Rule::UnknownState(s) => {

@@ -30,7 +30,17 @@ fn segment(field: &'static str, s: &str, max: usize) -> Result<(), ValidationErr
     if s.contains("..") {
         return Err(fail(field, Rule::PathTraversal));
     }
+    if let Some(c) = s.chars().find(|c| is_display_control(*c)) {
+        return Err(fail(field, Rule::ControlChar(c)));
+    }
     Ok(())
+}
+
+/// Control characters (C0, DEL, C1) and the bidirectional formatting characters: in a
+/// name shown on a terminal they can hide or reorder what the user reads.
+fn is_display_control(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// A memory key (flat or persona). `:` is allowed: memstr never splits a d tag on it.
@@ -107,6 +117,28 @@ mod tests {
         assert_eq!(validate_key(&"k".repeat(257)).unwrap_err().rule, Rule::TooLong { max: 256, len: 257 });
         // 256 code points of a 4-byte character: counted as Python counts, not in bytes.
         assert!(validate_key(&"☕".repeat(256)).is_ok());
+    }
+
+    #[test]
+    fn keys_with_control_or_bidi_characters_are_refused() {
+        for (bad, c) in [
+            ("a\u{1b}[31mb", '\u{1b}'),
+            ("line\nbreak", '\n'),
+            ("tab\there", '\t'),
+            ("del\u{7f}", '\u{7f}'),
+            ("c1\u{9b}", '\u{9b}'),
+            ("invoice-\u{202E}fdp.exe", '\u{202E}'),
+            ("isolate\u{2067}x", '\u{2067}'),
+            ("mark\u{200F}", '\u{200F}'),
+        ] {
+            let e = validate_key(bad).unwrap_err();
+            assert_eq!(e.rule, Rule::ControlChar(c), "{bad:?}");
+            assert_eq!(e.rule.name(), "no-control-characters");
+        }
+        assert_eq!(validate_taxonomy("domain", "peo\u{202D}ple").unwrap_err().rule, Rule::ControlChar('\u{202D}'));
+        // Scripts written right to left are fine: only the formatting controls are refused.
+        assert!(validate_key("مرحبا-שלום").is_ok());
+        assert!(validate_key("zero\u{200B}width").is_ok());
     }
 
     #[test]
