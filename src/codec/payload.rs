@@ -230,13 +230,33 @@ fn decode_persona(obj: &Map<String, Value>, event_time: f64) -> Result<PersonaMe
         },
     };
     p.validate().map_err(|_| RejectReason::InvalidPayload)?;
-    if !p.relevance.is_finite() || p.relevance < 0.0 {
+    if !in_range(p.relevance, 0.0, 1.0) || !sane_bookkeeping(&p) {
         return Err(RejectReason::InvalidPayload);
     }
     for k in p.connections.iter().chain(&p.contradicts).chain(p.superseded_by.iter().filter(|s| !s.is_empty())) {
         validate_key(k).map_err(|_| RejectReason::InvalidPayload)?;
     }
     Ok(p)
+}
+
+fn in_range(x: f64, min: f64, max: f64) -> bool {
+    x.is_finite() && (min..=max).contains(&x)
+}
+
+/// memstr's own fields (`"memstr"` inside the payload) are untrusted input like the rest:
+/// finite, and within the ranges memstr itself writes, or a `1e300` would rank first
+/// forever.
+fn sane_bookkeeping(p: &PersonaMemory) -> bool {
+    let time = |t: f64| in_range(t, 0.0, f64::MAX);
+    let life = &p.sync.life;
+    time(p.sync.written)
+        && life.importance.is_none_or(|x| in_range(x, 0.0, 1.0))
+        && life.salience.is_none_or(|x| in_range(x, 0.0, 1.0))
+        && life.dissolved_at.is_none_or(time)
+        && life.fsrs.as_ref().is_none_or(|f| {
+            in_range(f.stability, f64::MIN_POSITIVE, 1e6) && in_range(f.difficulty, 1.0, 10.0) && time(f.last_review)
+        })
+        && life.history.iter().all(|h| time(h.from) && time(h.until))
 }
 
 fn expect_type(found: Option<&str>, want: Option<&str>) -> Result<(), RejectReason> {
@@ -376,6 +396,38 @@ mod tests {
         assert_eq!((p.relevance, p.halflife_days, p.confidence), (1.0, 30.0, 1.0));
         assert_eq!(p.state, MemoryState::Active);
         assert_eq!(p.access_count, 0);
+    }
+
+    #[test]
+    fn memstr_fields_out_of_range_are_rejected() {
+        let p = Path::Persona { domain: "d".into(), facet: "f".into(), key: "k".into() };
+        let base = json!({"domain": "d", "facet": "f", "key": "k", "value": "v", "created_at": 50.0});
+        let dec = |v: Value| Payload::decode(&p, &obj(v), 1.0);
+        assert!(dec(base.clone()).is_ok());
+        let with = |field: &str, v: Value| {
+            let mut x = base.clone();
+            x[field] = v;
+            x
+        };
+        let life = |v: Value| with("memstr", json!({"life": v}));
+        for bad in [
+            with("relevance", json!(1e300)),
+            with("relevance", json!(-0.1)),
+            with("relevance", json!(1.5)),
+            with("memstr", json!({"written": -5.0})),
+            life(json!({"importance": 7.0})),
+            life(json!({"salience": -1.0})),
+            life(json!({"fsrs": {"stability": 0.0, "difficulty": 5.0, "last_review": 10.0, "reviews": 1}})),
+            life(json!({"fsrs": {"stability": 1e300, "difficulty": 5.0, "last_review": 10.0, "reviews": 1}})),
+            life(json!({"fsrs": {"stability": 3.0, "difficulty": 11.0, "last_review": 10.0, "reviews": 1}})),
+            life(json!({"fsrs": {"stability": 3.0, "difficulty": 5.0, "last_review": -1.0, "reviews": 1}})),
+        ] {
+            assert_eq!(dec(bad.clone()).unwrap_err(), RejectReason::InvalidPayload, "{bad}");
+        }
+        let ok = life(
+            json!({"importance": 1.0, "fsrs": {"stability": 3.0, "difficulty": 5.0, "last_review": 10.0, "reviews": 1}}),
+        );
+        assert!(dec(ok).is_ok());
     }
 
     #[test]
