@@ -216,11 +216,19 @@ pub(crate) fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 
-/// The distinct words of a query, in order.
+/// Distinct words a query is searched by, at most: a question has a few dozen, and every
+/// term costs a posting list read; a 100 kB query must not cost seconds.
+pub const MAX_QUERY_TERMS: usize = 64;
+
+/// The distinct words of a query, in order, at most [`MAX_QUERY_TERMS`].
 pub fn query_terms(query: &str) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
     let mut terms = Vec::new();
     for t in tokenize(query) {
-        if !terms.contains(&t) {
+        if terms.len() == MAX_QUERY_TERMS {
+            break;
+        }
+        if seen.insert(t.clone()) {
             terms.push(t);
         }
     }
@@ -281,6 +289,16 @@ pub fn rank(hits: &mut [PersonaHit]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn query_terms_are_distinct_and_capped() {
+        assert_eq!(query_terms("Tea, tea and TEA with Alice"), ["tea", "and", "with", "alice"]);
+        let huge: String = (0..20_000).map(|i| format!("w{i} ")).collect();
+        assert!(huge.len() > 100_000);
+        let terms = query_terms(&huge);
+        assert_eq!(terms.len(), MAX_QUERY_TERMS);
+        assert_eq!(terms[0], "w0");
+    }
 
     fn mem(key: &str, value: &str, themes: &[&str]) -> PersonaMemory {
         let mut m = PersonaMemory::new("people", "facts", key, value, 0.0);
