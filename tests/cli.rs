@@ -261,6 +261,19 @@ fn model_install_hands_no_secrets_to_the_fetch_script() {
 }
 
 #[test]
+fn a_dash_reads_every_value_from_standard_input() {
+    let st = Store::new();
+    run_with_stdin(st.cmd(&["remember", "wifi", "-"]), "correct horse\n").ok();
+    assert_eq!(st.ok(&["recall", "wifi"]), "correct horse\n");
+    run_with_stdin(st.cmd(&["journal", "-"]), "a day\nwith two lines\r\n").ok();
+    assert_eq!(st.json(&["recent"])[0]["content"], "a day\nwith two lines");
+    run_with_stdin(st.cmd(&["persona", "add", "people", "facts", "alice", "-"]), "likes tea").ok();
+    assert_eq!(st.json(&["persona", "get", "people", "facts", "alice", "--peek"])["value"], "likes tea");
+    run_with_stdin(st.cmd(&["fact", "set", "people", "alice", "drink", "-"]), "green tea\n").ok();
+    assert_eq!(st.ok(&["fact", "get", "people", "alice", "drink"]), "green tea\n");
+}
+
+#[test]
 fn payload_clock_dates_the_memory_but_never_the_signed_event() {
     let st = Store::new();
     st.ok(&["--payload-clock", "1234.5", "remember", "k", "v"]);

@@ -69,7 +69,9 @@ enum Command {
     Whoami,
     /// Store VALUE under KEY (replacing any previous value).
     Remember {
+        /// The memory's name.
         key: String,
+        /// What to remember; `-` reads it from standard input (so it never shows in `ps`).
         value: String,
         /// Timestamp of the memory (Unix seconds) [default: now].
         #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
@@ -88,6 +90,7 @@ enum Command {
     Forget { key: String },
     /// Append an entry to the journal.
     Journal {
+        /// The entry; `-` reads it from standard input.
         text: String,
         /// Timestamp of the entry (Unix seconds) [default: now].
         #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
@@ -197,7 +200,13 @@ enum Command {
 #[derive(Debug, Subcommand)]
 enum FactCommand {
     /// Set SUBJECT's ATTRIBUTE to VALUE in DOMAIN (the old value goes to the history).
-    Set { domain: String, subject: String, attribute: String, value: String },
+    Set {
+        domain: String,
+        subject: String,
+        attribute: String,
+        /// The new value; `-` reads it from standard input.
+        value: String,
+    },
     /// The current value (exit 1 if none).
     Get { domain: String, subject: String, attribute: String },
     /// Every value, oldest first.
@@ -242,6 +251,7 @@ enum PersonaCommand {
         domain: String,
         facet: String,
         key: String,
+        /// What to remember; `-` reads it from standard input.
         value: String,
         /// A theme (repeatable); replaces the stored themes.
         #[arg(long = "theme", value_name = "THEME")]
@@ -449,7 +459,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
     match &args.command {
         Command::Init { .. } | Command::Whoami | Command::Model(_) => unreachable!("handled before opening the store"),
         Command::Remember { key, value, at } => {
-            out.event_id(&store.remember_at(key, value, at.unwrap_or(now)).await?);
+            out.event_id(&store.remember_at(key, &value_arg(value)?, at.unwrap_or(now)).await?);
         }
         Command::Recall { key: Some(key), .. } => match store.recall(key).await? {
             Some(m) => out.memory(&m),
@@ -460,7 +470,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         },
         Command::Recall { key: None, .. } => out.memories(&store.recall_all().await?),
         Command::Forget { key } => out.event_id(&store.forget(key).await?),
-        Command::Journal { text, at } => out.event_id(&store.journal_at(text, at.unwrap_or(now)).await?),
+        Command::Journal { text, at } => out.event_id(&store.journal_at(&value_arg(text)?, at.unwrap_or(now)).await?),
         Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
         Command::Stats => out.stats(&store.stats().await?),
         Command::Search { query, limit, kinds, domain, facet, since, until, explain, .. } => {
@@ -565,7 +575,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         }
         Command::Graph { reference } => out.neighbours(&store.graph_neighbours(reference).await?),
         Command::Fact(FactCommand::Set { domain, subject, attribute, value }) => {
-            out.event_id(&store.fact_set(domain, subject, attribute, value).await?)
+            out.event_id(&store.fact_set(domain, subject, attribute, &value_arg(value)?).await?)
         }
         Command::Fact(FactCommand::Get { domain, subject, attribute }) => {
             match store.fact_get(domain, subject, attribute).await? {
@@ -607,7 +617,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
                 halflife_days: *halflife,
                 importance: *importance,
                 at: *at,
-                ..PersonaInput::new(domain, facet, key, value)
+                ..PersonaInput::new(domain, facet, key, &value_arg(value)?)
             };
             if *gate {
                 out.ingested(&store.persona_ingest(input).await?);
@@ -645,6 +655,23 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
         PersonaCommand::Stats => out.persona_stats(&store.persona_stats().await?),
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A value given on the command line, or `-` for standard input (one trailing newline
+/// dropped), so a secret value need not appear in the process list.
+fn value_arg(v: &str) -> Result<std::borrow::Cow<'_, str>> {
+    if v != "-" {
+        return Ok(std::borrow::Cow::Borrowed(v));
+    }
+    let mut s = String::new();
+    std::io::stdin().read_to_string(&mut s).context("reading the value from standard input")?;
+    if s.ends_with('\n') {
+        s.pop();
+        if s.ends_with('\r') {
+            s.pop();
+        }
+    }
+    Ok(std::borrow::Cow::Owned(s))
 }
 
 /// A time given on the command line: finite, non-negative Unix seconds.
