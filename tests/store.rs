@@ -554,3 +554,39 @@ async fn database_wal_and_shm_files_are_owner_only_while_open() {
         assert_eq!(mode(store_dir.join(name)), 0o600, "{name}");
     }
 }
+
+#[tokio::test]
+async fn reads_are_signed_in_batches_by_count_and_age_not_per_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let open = |count: u64, after: u64| {
+        let mut life = memstr::LifecycleOptions::default();
+        life.access_flush_count = count;
+        life.access_flush_after = std::time::Duration::from_secs(after);
+        MemoryStore::open(dir.path().join("memstr.db"), test_identity(), StoreOptions::default().lifecycle(life))
+    };
+    let store = open(3, 3600).await.unwrap();
+    for key in ["a", "b", "c"] {
+        store.persona_remember(PersonaInput::new("d", "f", key, "v")).await.unwrap();
+    }
+    let events = store.stats().await.unwrap().events;
+    // Two memories read, then closed (as every CLI command ends): nothing is signed.
+    store.persona_recall(PersonaQuery::exact("d", "f", "a")).await.unwrap();
+    store.persona_recall(PersonaQuery::exact("d", "f", "b")).await.unwrap();
+    store.persona_recall(PersonaQuery::exact("d", "f", "b")).await.unwrap();
+    store.close().await.unwrap();
+    let store = open(3, 3600).await.unwrap();
+    let stats = store.stats().await.unwrap();
+    assert_eq!((stats.events, stats.unsigned_accesses), (events, 2), "{stats:?}");
+    // A third memory makes the batch due: one event per memory, however many reads.
+    store.persona_recall(PersonaQuery::exact("d", "f", "c")).await.unwrap();
+    assert_eq!(store.flush_accesses_if_due().await.unwrap(), 3);
+    let stats = store.stats().await.unwrap();
+    assert_eq!(stats.unsigned_accesses, 0);
+    let b = store.persona_peek(PersonaQuery::exact("d", "f", "b")).await.unwrap().pop().unwrap();
+    assert_eq!(b.access_count, 2, "both reads of b are in its signed version");
+    store.close().await.unwrap();
+    // By age: with no delay allowed, the batch is due at once.
+    let store = open(100, 0).await.unwrap();
+    store.persona_recall(PersonaQuery::exact("d", "f", "a")).await.unwrap();
+    assert_eq!(store.flush_accesses_if_due().await.unwrap(), 1);
+}

@@ -260,10 +260,11 @@ pub(crate) fn upsert_record(
     let embed_text = if tombstone { None } else { embedding_text(payload) };
     let text_hash = embed_text.as_deref().map(text_hash);
     let rid: i64 = tx.query_row(
-        "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty, text_hash, needs_vec)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13 IS NOT NULL)
+        "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty, text_hash, needs_vec, dirty_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13 IS NOT NULL, CASE WHEN ?12 THEN unixepoch() END)
          ON CONFLICT(path) DO UPDATE SET kind = ?2, d_tag = ?3, event_id = ?4, created_at = ?5, deleted = ?6,
              domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12,
+             dirty_at = CASE WHEN ?12 THEN coalesce(records.dirty_at, unixepoch()) END,
              needs_vec = CASE WHEN records.text_hash IS ?13 THEN records.needs_vec ELSE ?13 IS NOT NULL END,
              text_hash = ?13
          RETURNING rid",

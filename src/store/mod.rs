@@ -132,6 +132,12 @@ pub struct LifecycleOptions {
     pub recur_min: usize,
     /// Days a memory stays dissolved before [`MemoryStore::persona_prune`] deletes it.
     pub dissolve_after_days: f64,
+    /// Accesses (reads, search hits) are signed in batches: when the oldest unsigned one
+    /// is this old ...
+    pub access_flush_after: std::time::Duration,
+    /// ... or this many memories hold unsigned accesses. Until then they are local: a
+    /// relay does not learn which memories answered which command (docs/wire-format.md).
+    pub access_flush_count: u64,
 }
 
 impl Default for LifecycleOptions {
@@ -146,6 +152,8 @@ impl Default for LifecycleOptions {
             recur_similarity: 0.6,
             recur_min: 3,
             dissolve_after_days: 30.0,
+            access_flush_after: std::time::Duration::from_secs(3600),
+            access_flush_count: 100,
         }
     }
 }

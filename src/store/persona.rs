@@ -234,7 +234,10 @@ fn touch(tx: &Transaction, inner: &Inner, rid: i64, m: &PersonaMemory, now: f64)
     }
     let mut m = m.clone();
     record_access(inner, &mut m, now);
-    tx.execute("UPDATE records SET payload = ?1, dirty = 1 WHERE rid = ?2", params![serde_json::to_string(&m)?, rid])?;
+    tx.execute(
+        "UPDATE records SET payload = ?1, dirty = 1, dirty_at = coalesce(dirty_at, unixepoch()) WHERE rid = ?2",
+        params![serde_json::to_string(&m)?, rid],
+    )?;
     Ok(())
 }
 

@@ -145,6 +145,12 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE relays ADD COLUMN strikes INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE relays ADD COLUMN backoff_until INTEGER;
     "#,
+    // 7: when a record's oldest unsigned access was recorded (system clock): accesses are
+    // signed in batches, by age and count, not at the end of every command.
+    r#"
+    ALTER TABLE records ADD COLUMN dirty_at INTEGER;
+    UPDATE records SET dirty_at = unixepoch() WHERE dirty = 1;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -95,8 +95,35 @@ impl MemoryStore {
         .await
     }
 
-    /// Signs the accesses recorded by reads into new versions of those memories (one
-    /// event per memory, however many reads). Returns how many were signed.
+    /// Signs the unsigned accesses if a batch is due: the oldest is older than
+    /// [`crate::LifecycleOptions::access_flush_after`] or at least
+    /// [`crate::LifecycleOptions::access_flush_count`] memories hold some. Returns how many
+    /// memories were signed (0 when not due). Closing a store and every sync pass call it.
+    pub async fn flush_accesses_if_due(&self) -> Result<usize> {
+        if self.inner.evaluate_only {
+            return Ok(0);
+        }
+        let (after, count) = (self.inner.life.access_flush_after.as_secs() as i64, self.inner.life.access_flush_count);
+        let due = self
+            .read(move |conn, _| {
+                let (n, oldest): (i64, Option<i64>) = conn.query_row(
+                    "SELECT count(*), min(dirty_at) FROM records WHERE dirty = 1 AND deleted = 0",
+                    [],
+                    |r| Ok((r.get(0)?, r.get(1)?)),
+                )?;
+                let now = super::ingest::system_now();
+                Ok(n > 0 && (n as u64 >= count || oldest.is_none_or(|t| now.saturating_sub(t) >= after)))
+            })
+            .await?;
+        if due {
+            self.flush_accesses().await
+        } else {
+            Ok(0)
+        }
+    }
+
+    /// Signs every unsigned access now, into new versions of those memories (one event per
+    /// memory, however many reads). Returns how many were signed.
     pub async fn flush_accesses(&self) -> Result<usize> {
         if self.inner.evaluate_only {
             return Ok(0);
@@ -117,10 +144,11 @@ impl MemoryStore {
         .await
     }
 
-    /// Signs pending accesses and saves the vector index; call before dropping the last
-    /// handle (nothing is lost without it, but the next open has more to catch up on).
+    /// Signs the pending accesses when a batch is due ([`MemoryStore::flush_accesses_if_due`])
+    /// and saves the vector index; call before dropping the last handle (nothing is lost
+    /// without it, but the next open has more to catch up on).
     pub async fn close(self) -> Result<()> {
-        self.flush_accesses().await?;
+        self.flush_accesses_if_due().await?;
         #[cfg(feature = "vectors")]
         if let Some(v) = self.inner.vectors.clone() {
             if v.unsaved.load(std::sync::atomic::Ordering::SeqCst) > 0 {

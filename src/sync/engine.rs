@@ -128,6 +128,7 @@ impl MemoryStore {
     /// [`RelayInfo::last_error`]); a relay that broke a rule is also marked misbehaving
     /// and backed off. The others carry on.
     pub async fn sync(&self, opts: &SyncOptions) -> Result<Vec<RelayReport>> {
+        self.flush_accesses_if_due().await?;
         let relays = self.relays().await?;
         let passes = relays.into_iter().map(|info| self.sync_relay(info, opts));
         Ok(futures_util::future::join_all(passes).await)

@@ -119,6 +119,7 @@ impl MemoryStore {
                     if !conn.is_alive() {
                         return Ok(());
                     }
+                    self.flush_accesses_if_due().await?;
                     self.push_now(&conn, opts).await?;
                 }
                 _ = foreign.tick() => {
