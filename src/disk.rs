@@ -24,7 +24,8 @@ pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Makes an existing directory `0700` (memstr's own store directory).
+/// Takes group and other access away from an existing directory (memstr's own store
+/// directory): `0755` becomes `0700`, `0500` stays.
 pub fn restrict_dir(dir: &Path) -> std::io::Result<()> {
     set_mode(dir, 0o700)
 }
@@ -48,7 +49,8 @@ pub(crate) fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
-/// Narrows an existing file to `0600`, when it exists and is ours to change. Failures are
+/// Takes group and other access away from an existing file, when it exists and is ours
+/// to change. Failures are
 /// ignored: a store on read-only media, or someone else's, can still be read.
 pub(crate) fn restrict_file(path: &Path) {
     if path.exists() {
@@ -73,16 +75,38 @@ pub(crate) fn precreate_private(path: &Path) -> std::io::Result<()> {
     }
 }
 
-fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+/// Takes away what `mask` does not allow (group and other access); never adds a
+/// permission, so a store its owner made read-only stays read-only.
+/// Whether an existing database at `path` cannot be changed here: the file is not writable,
+/// or its directory is not (SQLite needs to create its WAL and SHM files there).
+pub(crate) fn read_only(path: &Path) -> bool {
+    if !path.exists() {
+        return false;
+    }
+    if std::fs::OpenOptions::new().write(true).open(path).is_err() {
+        return true;
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".memstr-write-probe-{}", std::process::id()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => {
+            let _ = std::fs::remove_file(&probe);
+            false
+        }
+        Err(e) => e.kind() != std::io::ErrorKind::AlreadyExists,
+    }
+}
+
+fn set_mode(path: &Path, mask: u32) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
         let current = std::fs::metadata(path)?.permissions().mode() & 0o777;
-        if current != mode {
-            std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+        if current & !mask != 0 {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(current & mask))?;
         }
     }
     #[cfg(not(unix))]
-    let _ = (path, mode);
+    let _ = (path, mask);
     Ok(())
 }

@@ -80,6 +80,13 @@ pub enum Error {
     #[error("this store is open to evaluate at a fixed time (--now): it evaluates and signs nothing; run it without --now to {0}")]
     EvaluateOnly(String),
 
+    /// The store's files are read-only (to this user, or on read-only media): it can be
+    /// read, not changed.
+    #[error(
+        "store {0} is read-only: it can be read, not changed (make the directory and its files writable to change it)"
+    )]
+    ReadOnlyStore(PathBuf),
+
     /// The blocking database task panicked or was cancelled.
     #[error("background task failed: {0}")]
     Task(String),

@@ -274,6 +274,46 @@ fn a_dash_reads_every_value_from_standard_input() {
 }
 
 #[test]
+fn a_read_only_store_can_still_be_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("store");
+    // Root ignores file modes: run the binary as nobody then (CI runs as root).
+    let root = String::from_utf8(Command::new("id").arg("-u").output().unwrap().stdout).unwrap().trim() == "0";
+    let memstr = |args: &[&str]| -> Run {
+        let mut c = if root {
+            std::os::unix::fs::chown(tmp.path(), Some(65534), Some(65534)).unwrap();
+            std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+            let mut c = Command::new("setpriv");
+            c.args(["--reuid=65534", "--regid=65534", "--clear-groups", env!("CARGO_BIN_EXE_memstr")]);
+            c
+        } else {
+            Command::new(env!("CARGO_BIN_EXE_memstr"))
+        };
+        c.env_clear()
+            .env("HOME", tmp.path())
+            .env("MEMSTR_NSEC", SECRET_HEX)
+            .arg("--dir")
+            .arg(&dir)
+            .args(args)
+            .stdin(Stdio::null());
+        run(c)
+    };
+    memstr(&["remember", "k", "kept"]).ok();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o400)).unwrap();
+    }
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o500)).unwrap();
+    assert_eq!(memstr(&["recall", "k"]).ok(), "kept\n");
+    let r = memstr(&["remember", "k", "changed"]);
+    assert_ne!(r.code, Some(0), "a write to a read-only store fails: {r:?}");
+    assert!(r.stderr.contains("is read-only"), "and says why: {}", r.stderr);
+    assert_eq!(memstr(&["recall", "k"]).ok(), "kept\n", "and changes nothing");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+}
+
+#[test]
 fn payload_clock_dates_the_memory_but_never_the_signed_event() {
     let st = Store::new();
     st.ok(&["--payload-clock", "1234.5", "remember", "k", "v"]);

@@ -218,6 +218,19 @@ pub(crate) fn release_due(tx: &Transaction, inner: &Inner, now: i64) -> Result<A
     admit(tx, inner, &Source::Import, events)
 }
 
+/// Whether [`repair_future`] has anything to do (a read, so a read-only store opens).
+pub(crate) fn needs_repair(conn: &rusqlite::Connection) -> rusqlite::Result<bool> {
+    let now = system_now();
+    let limit = now.saturating_add(FUTURE_SLACK);
+    conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM events WHERE created_at > ?2)
+             OR EXISTS(SELECT 1 FROM quarantine WHERE created_at <= ?2)
+             OR EXISTS(SELECT 1 FROM relays WHERE checkpoint > ?1)",
+        [now, limit],
+        |r| r.get(0),
+    )
+}
+
 /// Repairs a store poisoned by an earlier memstr, which signed with whatever clock it was
 /// given and applied whatever date a relay served (docs/sync.md, repair):
 ///

@@ -218,8 +218,11 @@ pub(crate) struct Inner {
     clock: Arc<dyn Clock>,
     /// This store's name in version vectors and access counters (random, per store file).
     pub(crate) device: String,
-    /// Opened with [`StoreOptions::evaluate_at`]: sign nothing, count no access.
+    /// Opened with [`StoreOptions::evaluate_at`], or read-only on disk: sign nothing, count
+    /// no access.
     pub(crate) evaluate_only: bool,
+    /// The store's files are read-only: every write fails with [`Error::ReadOnlyStore`].
+    pub(crate) read_only: bool,
     /// The embedder and vector index, when semantic search is on.
     #[cfg(feature = "vectors")]
     pub(crate) vectors: Option<Arc<vectors::VectorState>>,
@@ -286,34 +289,55 @@ impl MemoryStore {
         let store = tokio::task::spawn_blocking(move || Self::open_blocking(path, identity, options))
             .await
             .map_err(|e| Error::Task(e.to_string()))??;
-        if !store.inner.evaluate_only {
+        if !store.inner.evaluate_only
+            && !store.inner.read_only
+            && store.read(|conn, _| Ok(ingest::needs_repair(conn)?)).await?
+        {
             store.write(ingest::repair_future).await?;
         }
         Ok(store)
     }
 
     fn open_blocking(path: PathBuf, identity: Identity, options: StoreOptions) -> Result<Self> {
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            crate::disk::create_private_dir(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
-        }
-        // Owner-only from the first byte; SQLite gives the WAL and SHM files the same mode.
-        crate::disk::precreate_private(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
-        for suffix in ["", "-wal", "-shm"] {
-            let mut name = path.clone().into_os_string();
-            name.push(suffix);
-            crate::disk::restrict_file(std::path::Path::new(&name));
+        let read_only = crate::disk::read_only(&path);
+        if !read_only {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                crate::disk::create_private_dir(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
+            }
+            // Owner-only from the first byte; SQLite gives the WAL and SHM files the same mode.
+            crate::disk::precreate_private(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
+            for suffix in ["", "-wal", "-shm"] {
+                let mut name = path.clone().into_os_string();
+                name.push(suffix);
+                crate::disk::restrict_file(std::path::Path::new(&name));
+            }
         }
         let db = Error::db(&path);
-        let mut conn = Connection::open_with_flags(
-            &path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(db)?;
+        let mut conn = if read_only {
+            // Its owner made it read-only (or it is on read-only media): read it as it is,
+            // without the WAL index SQLite would otherwise create beside it.
+            let mut uri = std::ffi::OsString::from("file:");
+            uri.push(path.as_os_str());
+            uri.push("?immutable=1");
+            Connection::open_with_flags(
+                std::path::Path::new(&uri),
+                OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(db)?
+        } else {
+            Connection::open_with_flags(
+                &path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )
+            .map_err(db)?
+        };
         let setup = |c: &Connection| -> rusqlite::Result<()> {
             c.busy_timeout(std::time::Duration::from_secs(10))?;
-            c.pragma_update(None, "journal_mode", "WAL")?;
-            // FULL: a returned write survives power loss, not only a crashed process.
-            c.pragma_update(None, "synchronous", "FULL")?;
+            if !read_only {
+                c.pragma_update(None, "journal_mode", "WAL")?;
+                // FULL: a returned write survives power loss, not only a crashed process.
+                c.pragma_update(None, "synchronous", "FULL")?;
+            }
             c.pragma_update(None, "foreign_keys", "ON")?;
             // 32 MiB of page cache (SQLite's default is 2 MiB): search reads the FTS5
             // postings, each match's document size and the candidates' rows; at 100k
@@ -327,19 +351,29 @@ impl MemoryStore {
             Err(found) => return Err(Error::SchemaTooNew { path, found, supported: schema::LATEST }),
         }
         let pubkey = identity.public_key().to_hex();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::db(&path))?;
+        // Deferred, and every write below only when something changed: opening a store that
+        // is read-only (its owner's choice, or read-only media) must not write.
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred).map_err(Error::db(&path))?;
         let meta = |name: &str| -> rusqlite::Result<Option<String>> {
             tx.query_row("SELECT value FROM meta WHERE name = ?1", [name], |r| r.get(0)).optional()
+        };
+        // A read-only store keeps what it has; what would change lives for this handle only.
+        let put = |name: &str, value: &str| -> Result<()> {
+            if !read_only {
+                tx.execute(
+                    "INSERT INTO meta (name, value) VALUES (?1, ?2) ON CONFLICT(name) DO UPDATE SET value = ?2",
+                    [name, value],
+                )
+                .map_err(Error::db(&path))?;
+            }
+            Ok(())
         };
         match meta("pubkey").map_err(Error::db(&path))? {
             Some(pk) if pk != pubkey => {
                 return Err(Error::WrongKey { path, store_pubkey: pk, given_pubkey: pubkey });
             }
             Some(_) => {}
-            None => {
-                tx.execute("INSERT INTO meta (name, value) VALUES ('pubkey', ?1)", [&pubkey])
-                    .map_err(Error::db(&path))?;
-            }
+            None => put("pubkey", &pubkey)?,
         }
         // A device id belongs to one database file: a copied store directory (another
         // inode) would otherwise sign its edits under the original's id, and the two copies
@@ -355,29 +389,18 @@ impl MemoryStore {
                 if old.is_some() {
                     tracing::info!(path = %path.display(), "store file is new here (copied or restored): new device id");
                 }
-                tx.execute(
-                    "INSERT INTO meta (name, value) VALUES ('device_id', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1",
-                    [&d],
-                )
-                .map_err(Error::db(&path))?;
+                put("device_id", &d)?;
                 d
             }
         };
-        if let Some(id) = &file_id {
-            tx.execute(
-                "INSERT INTO meta (name, value) VALUES ('device_file', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1",
-                [id],
-            )
-            .map_err(Error::db(&path))?;
+        if let Some(id) = file_id.as_ref().filter(|_| bound != file_id) {
+            put("device_file", id)?;
         }
         let saved_policy = meta("decay_policy").map_err(Error::db(&path))?;
         let decay: Arc<dyn crate::lifecycle::DecayPolicy> = match options.decay {
+            Some(p) if saved_policy.as_deref() == Some(p.name()) => p,
             Some(p) => {
-                tx.execute(
-                    "INSERT INTO meta (name, value) VALUES ('decay_policy', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1",
-                    [p.name()],
-                )
-                .map_err(Error::db(&path))?;
+                put("decay_policy", p.name())?;
                 p
             }
             None => match saved_policy.as_deref().and_then(crate::lifecycle::policy_by_name) {
@@ -392,11 +415,9 @@ impl MemoryStore {
         };
         let saved = meta("d_tag_mode").map_err(Error::db(&path))?.and_then(|m| m.parse().ok());
         let mode = options.d_tag_mode.or(saved).unwrap_or_default();
-        tx.execute(
-            "INSERT INTO meta (name, value) VALUES ('d_tag_mode', ?1) ON CONFLICT(name) DO UPDATE SET value = ?1",
-            [mode.as_str()],
-        )
-        .map_err(Error::db(&path))?;
+        if saved != Some(mode) {
+            put("d_tag_mode", mode.as_str())?;
+        }
         tx.commit().map_err(Error::db(&path))?;
         let codec = Codec::new(identity.keys().clone(), mode)?;
         #[cfg(feature = "vectors")]
@@ -411,7 +432,8 @@ impl MemoryStore {
                 codec,
                 clock: options.clock,
                 device,
-                evaluate_only: options.evaluate_only,
+                evaluate_only: options.evaluate_only || read_only,
+                read_only,
                 #[cfg(feature = "vectors")]
                 vectors,
                 warned_no_vectors: std::sync::atomic::AtomicBool::new(false),
@@ -490,6 +512,9 @@ impl MemoryStore {
         T: Send + 'static,
         F: FnOnce(&Transaction, &Inner) -> Result<T> + Send + 'static,
     {
+        if self.inner.read_only {
+            return Err(Error::ReadOnlyStore(self.inner.path.clone()));
+        }
         let inner = self.inner.clone();
         let (out, changed) = tokio::task::spawn_blocking(move || {
             let mut conn = inner.conn.lock().map_err(|_| Error::Task("store connection poisoned".into()))?;

@@ -150,7 +150,7 @@ impl MemoryStore {
     pub async fn close(self) -> Result<()> {
         self.flush_accesses_if_due().await?;
         #[cfg(feature = "vectors")]
-        if let Some(v) = self.inner.vectors.clone() {
+        if let Some(v) = self.inner.vectors.clone().filter(|_| !self.inner.read_only) {
             if v.unsaved.load(std::sync::atomic::Ordering::SeqCst) > 0 {
                 tokio::task::spawn_blocking(move || v.save())
                     .await
