@@ -147,7 +147,8 @@ async fn a_new_store_shows_relays_no_key_domain_or_facet() {
         .as_array()
         .unwrap()
         .iter()
-        .any(|t| t[0] == "a" && t[1].as_str().unwrap().strip_prefix(&format!("30078:{pk}:")).is_some_and(|d| d.len() == 64))));
+        .any(|t| t[0] == "a"
+            && t[1].as_str().unwrap().strip_prefix(&format!("30078:{pk}:")).is_some_and(|d| d.len() == 64))));
     assert_reveals_nothing(&served.iter().collect::<Vec<_>>(), &all_names());
     assert_eq!(store.stats().await.unwrap().plain_published, 0);
 }
@@ -182,7 +183,8 @@ async fn a_store_gone_blinded_publishes_no_plain_path_again() {
     assert!(!fresh.is_empty());
     assert_reveals_nothing(&fresh.iter().collect::<Vec<_>>(), &names);
     let old = relay_events(&old_relay.url()).await;
-    let since_switch: Vec<&Value> = old.iter().filter(|e| !before.contains(&e["id"].as_str().unwrap().into())).collect();
+    let since_switch: Vec<&Value> =
+        old.iter().filter(|e| !before.contains(&e["id"].as_str().unwrap().into())).collect();
     assert!(!since_switch.is_empty());
     assert_reveals_nothing(&since_switch, &names);
     let stats = store.stats().await.unwrap();

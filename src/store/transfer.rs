@@ -193,8 +193,16 @@ impl MemoryStore {
                 unsigned_accesses: count("SELECT count(*) FROM records WHERE dirty = 1")?,
                 rejected,
                 quarantined: count("SELECT count(*) FROM quarantine")?,
-                plain_published: if blinded { count(&format!("SELECT count(*) FROM events e WHERE {PLAIN_PATH_SQL} AND NOT ({withheld})"))? } else { 0 },
-                plain_withheld: if blinded { count(&format!("SELECT count(*) FROM events e WHERE {PLAIN_PATH_SQL} AND {withheld}"))? } else { 0 },
+                plain_published: if blinded {
+                    count(&format!("SELECT count(*) FROM events e WHERE {PLAIN_PATH_SQL} AND NOT ({withheld})"))?
+                } else {
+                    0
+                },
+                plain_withheld: if blinded {
+                    count(&format!("SELECT count(*) FROM events e WHERE {PLAIN_PATH_SQL} AND {withheld}"))?
+                } else {
+                    0
+                },
             })
         })
         .await
