@@ -80,7 +80,7 @@ async fn main() -> memstr::Result<()> {
         stats.journal,
         stats.rejected.values().sum::<u64>()
     );
-    println!("what the relay sees: kind 30078 events with d tags like sense-memory/persona/people/facts/...; content NIP-44 ciphertext only");
+    println!("what the relay sees: kind 30078 events with opaque d tags (blinded, the default: no key, domain or facet); content NIP-44 ciphertext only");
     server.close().await?;
     laptop.close().await?;
     drop(relay);

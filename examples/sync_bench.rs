@@ -36,7 +36,7 @@ use support::{utc_now, Rng};
 
 use futures_util::StreamExt;
 use memstr::sync::SyncOptions;
-use memstr::{Identity, MemoryStore, StoreOptions};
+use memstr::{DTagMode, Identity, MemoryStore, StoreOptions};
 use nostr_sdk::prelude::*;
 
 type BoxResult<T> = std::result::Result<T, Box<dyn Error>>;
@@ -315,7 +315,9 @@ async fn memstr_run(bin: &Path, items: &[(String, String)]) -> BoxResult<MemstrR
     let key = Identity::generate();
     let opts = SyncOptions::default();
 
-    let a = MemoryStore::open(dir.path().join("a.db"), key.clone(), StoreOptions::default()).await?;
+    // Compatible: the same plain d tags as the SDK baseline's events (and read back below).
+    let a_opts = StoreOptions::default().d_tag_mode(DTagMode::Compatible);
+    let a = MemoryStore::open(dir.path().join("a.db"), key.clone(), a_opts).await?;
     a.add_relay(&relay.url(), false).await?;
     // One call per memory, one after another, as an agent writes them.
     let sw = Stopwatch::start(Some(&relay));

@@ -35,7 +35,7 @@ pub mod index;
 pub mod lifecycle;
 pub mod model;
 
-pub use codec::{DTagMode, Embedding, Path as MemoryPath};
+pub use codec::{names_plain_path, DTagMode, Embedding, Path as MemoryPath};
 pub use error::{Error, RejectReason, Result, Rule, ValidationError};
 pub use identity::Identity;
 pub use model::{IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory};

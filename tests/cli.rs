@@ -366,12 +366,41 @@ fn json_flag_is_global_before_or_after_the_command() {
 }
 
 #[test]
-fn d_tags_default_is_compatible_with_plain_paths() {
+fn d_tags_default_is_blinded() {
     let st = Store::new();
-    st.ok(&["remember", "visible-key", "v"]);
+    st.ok(&["remember", "hidden-key", "v"]);
+    assert_eq!(st.json(&["stats"])["d_tag_mode"], "blinded");
+    let exported = st.ok(&["export", "--events"]);
+    assert!(!exported.contains("hidden-key"), "{exported}");
+    assert!(!exported.contains("sense-memory/"), "{exported}");
+}
+
+#[test]
+fn d_tags_compatible_writes_plain_paths_and_is_remembered() {
+    let st = Store::new();
+    st.ok(&["--d-tags", "compatible", "remember", "visible-key", "v"]);
+    st.ok(&["remember", "second-key", "v"]);
     assert_eq!(st.json(&["stats"])["d_tag_mode"], "compatible");
     let exported = st.ok(&["export", "--events"]);
     assert!(exported.contains("sense-memory/visible-key"), "{exported}");
+    assert!(exported.contains("sense-memory/second-key"), "{exported}");
+}
+
+#[test]
+fn status_of_a_store_gone_blinded_counts_its_plain_events() {
+    let st = Store::new();
+    st.ok(&["--d-tags", "compatible", "remember", "k", "v"]);
+    st.ok(&["forget", "k"]);
+    st.ok(&["--d-tags", "blinded", "remember", "other", "v"]);
+    let status = st.json(&["status"]);
+    // The plain tombstone and deletion were never acknowledged by a relay: withheld, and
+    // not counted as waiting in the outbox.
+    assert_eq!(status["events"], 3, "{status}");
+    assert_eq!(status["plain_published"], 0, "{status}");
+    assert_eq!(status["plain_withheld"], 2, "{status}");
+    assert_eq!(status["outbox"], 1, "{status}");
+    let text = st.ok(&["status"]);
+    assert!(text.contains("withheld: 2 events with plain paths"), "{text}");
 }
 
 #[test]
@@ -447,7 +476,8 @@ fn init_generates_key_file_and_store() {
     let key_file = st.dir().join("key.ncryptsec");
     assert_eq!(out["key_file"], key_file.display().to_string());
     assert_eq!(out["store"], st.dir().join("memstr.db").display().to_string());
-    assert_eq!(out["d_tag_mode"], "compatible");
+    assert_eq!(out["d_tag_mode"], "blinded");
+    assert!(out["relays_see"].as_str().unwrap().contains("N events"), "{out}");
     let npub = out["npub"].as_str().unwrap().to_string();
     assert!(npub.starts_with("npub1"), "{npub}");
     assert_ne!(npub, test_identity().npub(), "without --from-env a new key is generated");
@@ -471,7 +501,16 @@ fn init_text_output_names_key_file_and_store() {
     let out = run(init_cmd(&st, &[])).ok();
     assert!(out.starts_with("created key npub1"), "{out}");
     assert!(out.contains(&st.dir().join("key.ncryptsec").display().to_string()), "{out}");
+    assert!(out.contains("d tags:   blinded"), "{out}");
+    assert!(out.contains("relays see only that this key stores N events"), "{out}");
+}
+
+#[test]
+fn init_compatible_says_what_relays_see() {
+    let st = Store::new();
+    let out = run(init_cmd(&st, &["--d-tags", "compatible"])).ok();
     assert!(out.contains("d tags:   compatible"), "{out}");
+    assert!(out.contains("relays see every key, domain and facet name"), "{out}");
 }
 
 #[test]
@@ -1862,8 +1901,7 @@ fn sync_full_flag_reads_everything_again() {
     // event is made here and imported): a `since` pass (checkpoint minus the overlap) does
     // not read it again, a full one does.
     let codec =
-        memstr::codec::Codec::new(memstr::nostr::Keys::parse(SECRET_HEX).unwrap(), memstr::DTagMode::Compatible)
-            .unwrap();
+        memstr::codec::Codec::new(memstr::nostr::Keys::parse(SECRET_HEX).unwrap(), memstr::DTagMode::Blinded).unwrap();
     let payload = memstr::codec::Payload::Kv(memstr::Memory { key: "old".into(), value: "v".into(), created_at: T0 });
     let old = codec.record_event(&memstr::MemoryPath::Kv { key: "old".into() }, &payload, T0 as u64).unwrap();
     run_with_stdin(a.cmd(&["import", "--events"]), &format!("{}\n", memstr::nostr::JsonUtil::as_json(&old))).ok();
@@ -1964,7 +2002,20 @@ fn status_json_has_outbox_events_unsigned_accesses_rejected_relays() {
     let status = st.json(&["status"]);
     let mut keys: Vec<&str> = status.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["events", "outbox", "quarantined", "rejected", "relays", "unsigned_accesses"]);
+    assert_eq!(
+        keys,
+        [
+            "d_tag_mode",
+            "events",
+            "outbox",
+            "plain_published",
+            "plain_withheld",
+            "quarantined",
+            "rejected",
+            "relays",
+            "unsigned_accesses"
+        ]
+    );
     assert_eq!(status["events"], 2);
     assert_eq!(status["outbox"], 2, "no relay has anything yet");
     assert_eq!(status["unsigned_accesses"], 0);

@@ -18,7 +18,8 @@ use support::*;
 const T0: f64 = 1_800_000_000.0;
 
 async fn populated_export(dir: &std::path::Path) -> (memstr::MemoryStore, std::path::PathBuf) {
-    let (store, clock) = open_at(dir, T0).await;
+    // Shared with the published client: plain d tags, by choice.
+    let (store, clock) = open_compatible_at(dir, T0).await;
     store.remember("favorite-color", "green").await.unwrap();
     clock.set(T0 + 5.0);
     store.remember("favorite-color", "blue").await.unwrap();

@@ -27,9 +27,10 @@ fn opts() -> SyncOptions {
     SyncOptions { timeout: Duration::from_secs(10), connect_timeout: Duration::from_secs(5), ..Default::default() }
 }
 
-/// A memstr device for the test key, its clock at the wall time, syncing with `relay`.
+/// A memstr device for the test key, its clock at the wall time, syncing with `relay`;
+/// compatible mode, the choice for a store shared with the published client.
 async fn device(dir: &Path, relay: &LocalRelay) -> (MemoryStore, Arc<ManualClock>) {
-    let (store, clock) = open_at(dir, wall_now()).await;
+    let (store, clock) = open_compatible_at(dir, wall_now()).await;
     store.add_relay(&relay.url(), false).await.unwrap();
     (store, clock)
 }

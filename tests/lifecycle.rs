@@ -14,7 +14,7 @@ use memstr::lifecycle::{DecayPolicy, Fsrs6, FSRS6_DEFAULT_PARAMS};
 use memstr::nostr::Kind;
 use memstr::search::{Found, Kind as SearchKind, STOP_WORDS};
 use memstr::{
-    Error, FactVersion, LifecycleOptions, ManualClock, MemoryState, MemoryStore, PersonaInput, PersonaMemory,
+    DTagMode, Error, FactVersion, LifecycleOptions, ManualClock, MemoryState, MemoryStore, PersonaInput, PersonaMemory,
     PersonaQuery, Rule, SearchQuery, StoreOptions, ValidationError,
 };
 use proptest::prelude::*;
@@ -302,9 +302,11 @@ async fn prune_reports_transitions_and_deletes_thirty_days_after_dissolving() {
     let after = store.stats().await.unwrap();
     assert_eq!(after.persona, before.persona - 1);
     assert_eq!(after.deleted, before.deleted + 1);
-    // A NIP-09 deletion naming the memory's address is queued for relays.
+    // A NIP-09 deletion naming the memory's (blinded: a default store's) address is queued
+    // for relays.
     let pk = store.public_key().to_hex();
-    let a_tag = format!("30078:{pk}:{}", persona_path(bob));
+    let codec = memstr::codec::Codec::new(memstr::nostr::Keys::parse(TEST_SECRET).unwrap(), DTagMode::Blinded).unwrap();
+    let a_tag = format!("30078:{pk}:{}", codec.d_tag(&memstr::MemoryPath::parse(&persona_path(bob)).unwrap()));
     let export = store.export_events().await.unwrap();
     let del = export
         .iter()

@@ -408,11 +408,26 @@ async fn blinded_mode_hides_paths_and_reads_back() {
 }
 
 #[tokio::test]
-async fn switching_to_blinded_retires_the_plain_version() {
+async fn new_stores_are_blinded_and_existing_stores_keep_their_mode() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("m.db");
     let store = MemoryStore::open(&path, test_identity(), StoreOptions::default()).await.unwrap();
-    store.remember("k", "plain").await.unwrap();
+    assert_eq!(store.d_tag_mode(), DTagMode::Blinded);
+    drop(store);
+    let compat = dir.path().join("c.db");
+    let opts = StoreOptions::default().d_tag_mode(DTagMode::Compatible);
+    drop(MemoryStore::open(&compat, test_identity(), opts).await.unwrap());
+    let store = MemoryStore::open(&compat, test_identity(), StoreOptions::default()).await.unwrap();
+    assert_eq!(store.d_tag_mode(), DTagMode::Compatible, "an existing store keeps its saved mode");
+}
+
+#[tokio::test]
+async fn switching_to_blinded_retires_the_plain_version_by_id_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.db");
+    let opts = StoreOptions::default().d_tag_mode(DTagMode::Compatible);
+    let store = MemoryStore::open(&path, test_identity(), opts).await.unwrap();
+    let plain_id = store.remember("k", "plain").await.unwrap();
     drop(store);
     let store =
         MemoryStore::open(&path, test_identity(), StoreOptions::default().d_tag_mode(DTagMode::Blinded)).await.unwrap();
@@ -423,10 +438,15 @@ async fn switching_to_blinded_retires_the_plain_version() {
     assert_eq!(store.d_tag_mode(), DTagMode::Blinded);
     let export = store.export_events().await.unwrap();
     let pk = me().public_key().to_hex();
-    let retire = format!("30078:{pk}:{}", Path::Kv { key: "k".into() }.to_d());
+    let plain = format!("30078:{pk}:{}", Path::Kv { key: "k".into() }.to_d());
+    let deletions: Vec<_> = export.iter().filter(|e| e.kind == Kind::from(5)).collect();
     assert!(
-        export.iter().any(|e| e.kind == Kind::from(5) && e.tags.iter().any(|t| t.as_slice().get(1) == Some(&retire))),
-        "the plain coordinate is deleted"
+        deletions.iter().any(|e| e.tags.iter().any(|t| t.as_slice() == ["e".to_string(), plain_id.clone()])),
+        "the plain version is deleted by id"
+    );
+    assert!(
+        deletions.iter().all(|e| e.tags.iter().all(|t| t.as_slice().get(1) != Some(&plain))),
+        "the plain coordinate is not published again"
     );
     let dir2 = tempfile::tempdir().unwrap();
     let (other, _) = open_at(dir2.path(), T0).await;

@@ -298,10 +298,16 @@ async fn concurrent_persona_edits_merge_without_loss_and_converge() {
     let again = a.sync(&opts()).await.unwrap();
     assert_eq!((again[0].pulled.applied, again[0].pulled.merged, again[0].pushed), (0, 0, 0), "{again:?}");
     let served = relay_events(&relay.url()).await;
-    let alice_versions = served
-        .iter()
-        .filter(|e| e["tags"].as_array().unwrap().iter().any(|t| t[1] == "sense-memory/persona/people/facts/alice"))
-        .count();
+    // A default store: the relay holds alice under her blinded d tag.
+    let codec =
+        memstr::codec::Codec::new(memstr::nostr::Keys::parse(TEST_SECRET).unwrap(), memstr::DTagMode::Blinded).unwrap();
+    let alice = codec.d_tag(&memstr::MemoryPath::Persona {
+        domain: "people".into(),
+        facet: "facts".into(),
+        key: "alice".into(),
+    });
+    let alice_versions =
+        served.iter().filter(|e| e["tags"].as_array().unwrap().iter().any(|t| t[1] == alice.as_str())).count();
     assert_eq!(alice_versions, 1);
 }
 

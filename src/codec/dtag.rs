@@ -16,17 +16,19 @@ const INTROSPECTION_PREFIX: &str = "sense-memory/introspection/";
 /// Pseudo-path of kind-4 journal notes, which have no d tag.
 const KIND4_PREFIX: &str = "kind4/";
 
-/// How memstr writes d tags. Readers always accept both.
+/// How memstr writes d tags. Readers always accept both. New stores are blinded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum DTagMode {
     /// The plain path, as the published client writes it: every key, domain and facet
-    /// is visible to relay operators. Readable by the published client.
-    #[default]
+    /// is visible to relay operators. Readable by the published client: the choice for a
+    /// store shared with sense-memory's Python client.
     Compatible,
     /// A keyed hash of the path; the plain path travels inside the ciphertext.
     /// Relay operators see only opaque identifiers. Not readable by the published client.
+    /// The default. Nothing memstr publishes in this mode names a path (docs/wire-format.md).
+    #[default]
     Blinded,
 }
 
@@ -50,6 +52,20 @@ impl std::str::FromStr for DTagMode {
         }
     }
 }
+
+/// Whether a tag value holds a plain sense-memory path: a plain d tag
+/// (`sense-memory/...`, `sense-journal/...`) or a coordinate ending in one
+/// (`30078:{pubkey}:sense-memory/...`). A blinded store publishes no such value.
+/// [`PLAIN_PATH_SQL`] is the same test in SQL.
+pub fn names_plain_path(value: &str) -> bool {
+    [D_TAG_PREFIX, JOURNAL_PREFIX].iter().any(|p| value.starts_with(p) || value.contains(&format!(":{p}")))
+}
+
+/// SQL true when the stored event `e` (a row of `events`) has a tag value that
+/// [`names_plain_path`]. Such events are never pushed by a blinded store.
+pub(crate) const PLAIN_PATH_SQL: &str = "EXISTS (SELECT 1 FROM json_each(e.json, '$.tags') t \
+     WHERE t.value ->> 1 GLOB 'sense-memory/*' OR t.value ->> 1 GLOB 'sense-journal/*' \
+     OR t.value ->> 1 GLOB '*:sense-memory/*' OR t.value ->> 1 GLOB '*:sense-journal/*')";
 
 /// What sort of record a path holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -100,15 +100,27 @@ impl Codec {
         self.record_event(path, &t, created_at)
     }
 
-    /// A NIP-09 deletion of event `ids` and of our coordinates at `d_tags`, with the `k`
-    /// tag rust-nostr does not add. Tags are written raw: a d tag may contain `:`.
+    /// The d tags among `d_tags` a deletion may name in an `a` tag: all of them in
+    /// compatible mode; in blinded mode only blinded ones, so a blinded store never
+    /// publishes a plain path, not even one a compatible past made public already (those
+    /// versions are retired by `e` tag alone).
+    pub fn coordinates(&self, d_tags: &[String]) -> Vec<String> {
+        match self.mode {
+            DTagMode::Compatible => d_tags.to_vec(),
+            DTagMode::Blinded => d_tags.iter().filter(|d| is_blinded_tag(d)).cloned().collect(),
+        }
+    }
+
+    /// A NIP-09 deletion of event `ids` and of our coordinates at `d_tags` (those
+    /// [`Codec::coordinates`] allows), with the `k` tag rust-nostr does not add. Tags are
+    /// written raw: a d tag may contain `:`.
     pub fn deletion_event(&self, ids: &[String], d_tags: &[String], created_at: u64) -> Result<Event> {
         let pk = self.keys.public_key().to_hex();
         let mut tags = Vec::new();
         for id in ids {
             tags.push(raw_tag(["e", id.as_str()])?);
         }
-        for d in d_tags {
+        for d in &self.coordinates(d_tags) {
             tags.push(raw_tag(["a", &format!("{KIND_APP_DATA}:{pk}:{d}")])?);
         }
         tags.push(raw_tag(["k", &KIND_APP_DATA.to_string()])?);

@@ -9,7 +9,8 @@ mod event;
 mod payload;
 
 pub use crypto::{Cipher, DecryptError};
-pub use dtag::{format_py_float, DTagMode, Path, PathError, RecordKind};
+pub(crate) use dtag::PLAIN_PATH_SQL;
+pub use dtag::{format_py_float, names_plain_path, DTagMode, Path, PathError, RecordKind};
 pub use event::{Codec, Decoded, MAX_EVENT_BYTES};
 pub use payload::{Embedding, Payload, Tombstone};
 

@@ -166,7 +166,8 @@ impl fmt::Debug for StoreOptions {
 
 impl StoreOptions {
     /// Writes d tags in `mode` from now on, and remembers the choice in the store.
-    /// Unset: the store's saved mode, or [`DTagMode::Compatible`] for a new store.
+    /// Unset: the store's saved mode, or [`DTagMode::Blinded`] for a new store. Choose
+    /// [`DTagMode::Compatible`] for a store shared with sense-memory's Python client.
     pub fn d_tag_mode(mut self, mode: DTagMode) -> Self {
         self.d_tag_mode = Some(mode);
         self
@@ -413,7 +414,17 @@ impl MemoryStore {
                 }
             },
         };
+        // A new store is blinded; an existing one keeps its saved mode (one from before the
+        // mode was saved, holding events, was compatible).
         let saved = meta("d_tag_mode").map_err(Error::db(&path))?.and_then(|m| m.parse().ok());
+        let legacy = || -> rusqlite::Result<Option<DTagMode>> {
+            let any: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM events)", [], |r| r.get(0))?;
+            Ok(any.then_some(DTagMode::Compatible))
+        };
+        let saved = match saved {
+            Some(m) => Some(m),
+            None => legacy().map_err(Error::db(&path))?,
+        };
         let mode = options.d_tag_mode.or(saved).unwrap_or_default();
         if saved != Some(mode) {
             put("d_tag_mode", mode.as_str())?;
@@ -603,8 +614,10 @@ pub(crate) fn write_record(tx: &Transaction, inner: &Inner, path: &Path, payload
     enqueue(tx, &event)?;
     inner.touch_events();
     if let Some(c) = cur.filter(|c| !c.deleted && !c.d_tag.is_empty() && c.d_tag != d) {
-        // The d-tag mode changed: retire the version at the old tag.
-        let del = codec.deletion_event(&[c.event_id], &[c.d_tag], created_at)?;
+        // The d-tag mode changed: retire the version at the old tag. Into blinded mode by
+        // `e` tag only: the old tag is plain, and a blinded store publishes no plain path
+        // (it is public already; publishing it again would only repeat it to new relays).
+        let del = codec.deletion_event(&[c.event_id], &codec.coordinates(&[c.d_tag]), created_at)?;
         let decoded = codec.decode(&del).map_err(|reason| Error::Rejected { event_id: del.id.to_hex(), reason })?;
         apply::apply(tx, codec, &del, &decoded)?;
         enqueue(tx, &del)?;

@@ -90,13 +90,16 @@ impl MemoryStore {
 
     /// Ids of the events `relay` has not acknowledged, oldest first (a tombstone before
     /// the deletion that names it). Ids only: a large outbox is read a window at a time.
+    /// A blinded store withholds events with a plain path in a tag (versions and
+    /// deletions from a compatible past): no relay gets them from it any more.
     pub(crate) async fn pending_ids(&self, relay: &RelayUrl) -> Result<Vec<String>> {
         let relay = relay.to_string();
-        self.read(move |conn, _| {
-            let mut stmt = conn.prepare(
+        self.read(move |conn, inner| {
+            let mut stmt = conn.prepare(&format!(
                 "SELECT id FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)
-                 ORDER BY created_at, kind DESC, id",
-            )?;
+                 AND {} ORDER BY created_at, kind DESC, id",
+                pushable(inner)
+            ))?;
             let rows = stmt.query_map(params![relay], |r| r.get::<_, String>(0))?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })
@@ -106,9 +109,13 @@ impl MemoryStore {
     /// How many events `relay` has not acknowledged.
     pub(crate) async fn pending_count(&self, relay: &RelayUrl) -> Result<u64> {
         let relay = relay.to_string();
-        self.read(move |conn, _| {
+        self.read(move |conn, inner| {
             Ok(conn.query_row(
-                "SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)",
+                &format!(
+                    "SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)
+                     AND {}",
+                    pushable(inner)
+                ),
                 params![relay],
                 |r| r.get::<_, i64>(0),
             )? as u64)
@@ -297,4 +304,13 @@ fn prune_outbox(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
         [],
     )?;
     Ok(())
+}
+
+/// SQL true for the stored events `e` this store may push: all in compatible mode; in
+/// blinded mode those without a plain path in any tag.
+fn pushable(inner: &super::Inner) -> String {
+    match inner.codec.mode() {
+        crate::DTagMode::Compatible => "1".into(),
+        _ => format!("NOT {}", crate::codec::PLAIN_PATH_SQL),
+    }
 }

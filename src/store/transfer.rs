@@ -6,7 +6,7 @@ use nostr::{Event, JsonUtil};
 use serde::Serialize;
 
 use super::{write_record, MemoryStore, Outcome};
-use crate::codec::{Path, Payload};
+use crate::codec::{DTagMode, Path, Payload, PLAIN_PATH_SQL};
 use crate::error::Result;
 use crate::model::PersonaMemory;
 
@@ -80,6 +80,13 @@ pub struct StoreStats {
     pub rejected: BTreeMap<String, u64>,
     /// Events waiting in the quarantine (dated too far ahead when they arrived).
     pub quarantined: u64,
+    /// Blinded stores: events with a plain path in a tag (versions and deletions from a
+    /// compatible past, or imported) that reached a relay (acknowledged, or served by
+    /// one). Relays that have them keep them; this store no longer pushes them.
+    pub plain_published: u64,
+    /// Blinded stores: events with a plain path in a tag that no relay acknowledged.
+    /// They are withheld from every relay (not counted in `outbox`).
+    pub plain_withheld: u64,
 }
 
 impl MemoryStore {
@@ -182,6 +189,10 @@ impl MemoryStore {
                 })
                 .map(|n| n as u64)
             };
+            let blinded = inner.codec.mode() == DTagMode::Blinded;
+            // Never out of this store: queued, and acknowledged by no relay.
+            let withheld = "EXISTS (SELECT 1 FROM outbox o WHERE o.event_id = e.id) \
+                            AND NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id)";
             let mut rejected = BTreeMap::new();
             let mut stmt = conn.prepare("SELECT reason, count FROM rejections ORDER BY reason")?;
             for row in stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))? {
@@ -200,10 +211,26 @@ impl MemoryStore {
                 introspection: per_kind("introspection")?,
                 deleted: count("SELECT count(*) FROM records WHERE deleted = 1")?,
                 events: count("SELECT count(*) FROM events")?,
-                outbox: count("SELECT count(*) FROM outbox")?,
+                outbox: if blinded {
+                    count(&format!(
+                        "SELECT count(*) FROM outbox o JOIN events e ON e.id = o.event_id WHERE NOT {PLAIN_PATH_SQL}"
+                    ))?
+                } else {
+                    count("SELECT count(*) FROM outbox")?
+                },
                 unsigned_accesses: count("SELECT count(*) FROM records WHERE dirty = 1")?,
                 rejected,
                 quarantined: count("SELECT count(*) FROM quarantine")?,
+                plain_published: if blinded {
+                    count(&format!("SELECT count(*) FROM events e WHERE {PLAIN_PATH_SQL} AND NOT ({withheld})"))?
+                } else {
+                    0
+                },
+                plain_withheld: if blinded {
+                    count(&format!("SELECT count(*) FROM events e WHERE {PLAIN_PATH_SQL} AND {withheld}"))?
+                } else {
+                    0
+                },
             })
         })
         .await

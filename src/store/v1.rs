@@ -100,7 +100,8 @@ impl MemoryStore {
 }
 
 /// Forgets the record at `path`: a tombstone replaces it, and a NIP-09 deletion with `e`,
-/// `a` and `k` tags asks relays to drop it. Returns the deletion's event id.
+/// `a` and `k` tags asks relays to drop it (in blinded mode, `a` tags name blinded
+/// coordinates only). Returns the deletion's event id.
 pub(crate) fn forget_path(tx: &rusqlite::Transaction, inner: &super::Inner, path: &Path) -> Result<String> {
     let now = inner.clock.now();
     let codec = &inner.codec;
@@ -124,6 +125,9 @@ pub(crate) fn forget_path(tx: &rusqlite::Transaction, inner: &super::Inner, path
     // then serves nothing at all, which is what the published client needs to see
     // `recall` return None.
     ids.push(tomb.id.to_hex());
+    // In blinded mode a plain d tag (a version from a compatible past) goes by its `e`
+    // tag only: a blinded store never publishes a plain path.
+    let d_tags = codec.coordinates(&d_tags);
     let del = codec.deletion_event(&ids, &d_tags, tomb.created_at.as_secs())?;
     let decoded = Decoded::Deletion { ids, d_tags };
     if apply::apply(tx, codec, &del, &decoded)? != Outcome::Applied {

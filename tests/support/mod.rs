@@ -39,6 +39,15 @@ pub async fn open_at(dir: &Path, now: f64) -> (MemoryStore, Arc<ManualClock>) {
     (store, clock)
 }
 
+/// [`open_at`] in compatible mode (plain d tags): for tests that share the store with
+/// the published Python client or read the plain paths a relay holds.
+pub async fn open_compatible_at(dir: &Path, now: f64) -> (MemoryStore, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::new(now));
+    let opts = StoreOptions::default().clock(clock.clone()).d_tag_mode(memstr::DTagMode::Compatible);
+    let store = MemoryStore::open(dir.join("memstr.db"), test_identity(), opts).await.unwrap();
+    (store, clock)
+}
+
 /// The `memstr` binary, isolated from the caller's environment, with the test key.
 pub fn memstr(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_memstr"));

@@ -41,7 +41,9 @@ pub struct Args {
     #[arg(long, global = true, env = "MEMSTR_PAYLOAD_CLOCK", value_name = "SECONDS", value_parser = parse_time, hide = true)]
     payload_clock: Option<f64>,
 
-    /// Write d tags in this mode from now on (remembered by the store).
+    /// Write d tags in this mode from now on (remembered by the store) [default: the
+    /// store's mode; blinded for a new store]. blinded: relays see opaque tags only;
+    /// compatible: plain paths, for a store shared with the sense-memory Python client.
     #[arg(long, global = true, env = "MEMSTR_D_TAGS", value_name = "compatible|blinded")]
     d_tags: Option<DTagMode>,
 

@@ -178,14 +178,16 @@ impl Out {
     pub fn init(&self, id: &Identity, key_file: &Path, store: &Path, mode: DTagMode) {
         if self.json {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(),
-                "key_file": key_file, "store": store, "d_tag_mode": mode.as_str()}));
+                "key_file": key_file, "store": store, "d_tag_mode": mode.as_str(),
+                "relays_see": mode_reveals(mode).trim()}));
         } else {
             println!(
-                "created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}",
+                "created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}\n{}",
                 id.npub(),
                 key_file.display(),
                 store.display(),
-                mode.as_str()
+                mode.as_str(),
+                mode_reveals(mode)
             );
         }
     }
@@ -502,13 +504,26 @@ impl Out {
     pub fn status(&self, s: &StoreStats, relays: &[RelayInfo]) {
         if self.json {
             print_json(&json!({"outbox": s.outbox, "events": s.events, "unsigned_accesses": s.unsigned_accesses,
-                "rejected": s.rejected, "quarantined": s.quarantined, "relays": relays}));
+                "rejected": s.rejected, "quarantined": s.quarantined, "relays": relays,
+                "d_tag_mode": s.d_tag_mode, "plain_published": s.plain_published, "plain_withheld": s.plain_withheld}));
             return;
         }
         println!(
             "outbox {} of {} events not yet on every relay; {} unsigned accesses",
             s.outbox, s.events, s.unsigned_accesses
         );
+        if s.plain_published > 0 {
+            println!(
+                "this store published plain paths before it went blinded: {} events; relays that have them keep them",
+                s.plain_published
+            );
+        }
+        if s.plain_withheld > 0 {
+            println!(
+                "withheld: {} events with plain paths from before the store went blinded (never pushed)",
+                s.plain_withheld
+            );
+        }
         if s.quarantined > 0 {
             println!(
                 "quarantined: {} events dated more than {} minutes ahead of this clock (applied when their time comes)",
@@ -523,5 +538,15 @@ impl Out {
         for (k, v) in &s.rejected {
             println!("rejected {k}: {v}");
         }
+    }
+}
+
+/// What relay operators learn from a store in `mode` (for `init`).
+fn mode_reveals(mode: DTagMode) -> &'static str {
+    match mode {
+        DTagMode::Compatible => {
+            "  relays see every key, domain and facet name (plain d tags, readable by the sense-memory Python client)"
+        }
+        _ => "  relays see only that this key stores N events, their sizes and times (blinded d tags; the Python client cannot read them)",
     }
 }
