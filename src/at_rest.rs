@@ -10,6 +10,9 @@
 //! the database (`memstr.db.encrypted`) says so to people and backup tools, and decides for
 //! a store whose database is still empty.
 
+// Without SQLCipher (or without the vector index) parts of this have no caller.
+#![cfg_attr(not(all(feature = "encryption", feature = "vectors")), allow(dead_code))]
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -23,11 +26,8 @@ use crate::identity::Identity;
 pub const MARKER_SUFFIX: &str = ".encrypted";
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 /// HKDF salt and info strings: one key per use, never the signing key itself.
-#[cfg_attr(not(feature = "encryption"), allow(dead_code))]
 const HKDF_SALT: &[u8] = b"memstr encryption at rest v1";
-#[cfg_attr(not(feature = "encryption"), allow(dead_code))]
 const INFO_DATABASE: &[u8] = b"memstr/sqlcipher-database/v1";
-#[cfg_attr(not(feature = "encryption"), allow(dead_code))]
 const INFO_INDEX: &[u8] = b"memstr/vector-index-seal/v1";
 /// The first bytes of a sealed index file, then a 12-byte nonce, then ciphertext and tag.
 const SEAL_MAGIC: &[u8; 8] = b"memstrS1";
@@ -87,6 +87,13 @@ impl fmt::Debug for IndexKey {
     }
 }
 
+impl IndexKey {
+    #[cfg(all(test, feature = "encryption"))]
+    pub(crate) fn for_tests(byte: u8) -> Self {
+        IndexKey(Arc::new(Zeroizing::new([byte; 32])))
+    }
+}
+
 /// A store's keys at rest, derived from its identity.
 pub(crate) struct StoreKeys {
     /// `x'<64 hex>'`, as SQLCipher takes a raw key.
@@ -126,7 +133,6 @@ impl StoreKeys {
     }
 
     /// Keys the database `name` attached with `ATTACH ... KEY`: the key string to bind.
-    #[cfg_attr(not(feature = "encryption"), allow(dead_code))]
     pub(crate) fn database_key(&self) -> &str {
         &self.database
     }

@@ -295,6 +295,7 @@ impl VectorIndex {
 
     /// Re-saves the index files in `dir`, sealed with `from`, as sealed with `to` (either
     /// may be none: plain), without loading the graph: migration of encryption at rest.
+    #[cfg_attr(not(feature = "encryption"), allow(dead_code))]
     pub(crate) fn reseal(dir: &Path, from: Option<&IndexKey>, to: Option<&IndexKey>) -> Result<()> {
         let mut files = Vec::with_capacity(3);
         for name in [GRAPH_FILE, RIDS_FILE, META_FILE] {
@@ -400,6 +401,37 @@ mod tests {
         // The record list must match the graph.
         std::fs::write(path.join(RIDS_FILE), [0u8; 16]).unwrap();
         assert!(VectorIndex::load(&path, "m", 32).is_none());
+    }
+
+    #[cfg(feature = "encryption")]
+    #[test]
+    fn sealed_files_open_only_with_their_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut idx = VectorIndex::new("m", 32, 100);
+        let items: Vec<(i64, i64, Vec<f32>)> = (1..=50).map(|i| (i, 1_000 + i, unit(i as u32, 32))).collect();
+        idx.insert_many(&items);
+        let (key, other) = (IndexKey::for_tests(1), IndexKey::for_tests(2));
+        let path = dir.path().join("store.db.vectors");
+        idx.save_with(&path, Some(&key)).unwrap();
+        for name in [GRAPH_FILE, RIDS_FILE, META_FILE] {
+            let bytes = std::fs::read(path.join(name)).unwrap();
+            assert!(crate::at_rest::is_sealed(&bytes), "{name}");
+            assert!(!String::from_utf8_lossy(&bytes).contains("\"model\""), "{name}");
+        }
+        let back = VectorIndex::load_with(&path, "m", 32, Some(&key)).unwrap();
+        assert_eq!(back.search(&unit(7, 32), 1)[0].rid, 1_007);
+        assert!(VectorIndex::load(&path, "m", 32).is_none(), "sealed, read as plain");
+        assert!(VectorIndex::load_with(&path, "m", 32, Some(&other)).is_none(), "another key");
+        // Files cannot be swapped: the name is authenticated.
+        std::fs::copy(path.join(RIDS_FILE), path.join(META_FILE)).unwrap();
+        assert!(VectorIndex::load_with(&path, "m", 32, Some(&key)).is_none());
+        idx.save_with(&path, Some(&key)).unwrap();
+        VectorIndex::reseal(&path, Some(&key), None).unwrap();
+        assert_eq!(VectorIndex::load(&path, "m", 32).unwrap().points(), 50);
+        assert!(VectorIndex::load_with(&path, "m", 32, Some(&key)).is_none(), "plain, read as sealed");
+        VectorIndex::reseal(&path, None, Some(&other)).unwrap();
+        assert_eq!(VectorIndex::load_with(&path, "m", 32, Some(&other)).unwrap().points(), 50);
+        assert!(VectorIndex::reseal(&path, Some(&key), None).is_err(), "another key cannot unseal");
     }
 
     #[test]
