@@ -427,7 +427,11 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
 
 pub async fn run(args: Args) -> Result<ExitCode> {
     let out = Out { json: args.json };
-    if let Command::Init { from_env, log_n, .. } = &args.command {
+    if let Command::Init { from_env, log_n, encrypt } = &args.command {
+        if *encrypt && !memstr::at_rest::available() {
+            // Before any key file is written.
+            bail!("--encrypt: {}", memstr::EncryptionProblem::FeatureMissing);
+        }
         let file = args.key_file()?;
         if file.exists() {
             bail!("{} already exists; refusing to replace a key", file.display());
