@@ -139,6 +139,9 @@ impl StoreKeys {
 }
 
 fn apply_key(conn: &rusqlite::Connection, path: &Path, key: &str) -> Result<()> {
+    // SQLCipher writes its own line to standard error for a wrong key ("hmac check failed");
+    // the typed error says it, once. (A process-wide setting of SQLCipher's.)
+    let _ = conn.execute_batch("PRAGMA cipher_log_level = NONE;");
     // Not through an error message: a failing statement must not carry the key.
     conn.execute_batch(&Zeroizing::new(format!("PRAGMA key = \"{key}\";")))
         .map_err(|_| Error::Crypto(format!("{}: setting the database key failed", path.display())))?;
