@@ -1,7 +1,7 @@
 //! Files only their owner can read: a store directory is `0700` and every file memstr
 //! writes in it (the database and its WAL and SHM, the vector index, exports) is `0600`,
 //! whatever the umask. Memories are plaintext in the database and its indexes; anyone who
-//! can read the files reads them.
+//! can read the files reads them, unless the store is encrypted at rest (src/at_rest.rs).
 
 use std::io::Write;
 use std::path::Path;

@@ -34,6 +34,11 @@ pub enum Error {
     #[error("store {path} belongs to public key {store_pubkey}, not {given_pubkey}")]
     WrongKey { path: PathBuf, store_pubkey: String, given_pubkey: String },
 
+    /// Encryption at rest could not be used as asked (see [`EncryptionProblem`]). Never
+    /// carries key material.
+    #[error("store {path}: {problem}")]
+    Encryption { path: PathBuf, problem: EncryptionProblem },
+
     /// An event was refused (bad signature, foreign author, bad payload, ...).
     #[error("event {event_id}: rejected: {reason}")]
     Rejected { event_id: String, reason: RejectReason },
@@ -95,6 +100,43 @@ pub enum Error {
 impl Error {
     pub(crate) fn db(path: &std::path::Path) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
         move |source| Error::Database { path: path.to_path_buf(), source }
+    }
+}
+
+/// Why a store's encryption at rest stood in the way (docs/encryption.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum EncryptionProblem {
+    /// This build has no SQLCipher: the store is encrypted, or encryption was asked for.
+    FeatureMissing,
+    /// The store is encrypted and the key derived from this identity does not open it:
+    /// it belongs to another key (or the file is damaged).
+    KeyRejected,
+    /// The store is encrypted, and it was asked to be opened as a plain one.
+    Encrypted,
+    /// The store is plain, and it was asked to be opened as an encrypted one.
+    NotEncrypted,
+    /// Another connection (another process) has the store open; migration needs it alone.
+    InUse,
+}
+
+impl fmt::Display for EncryptionProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EncryptionProblem::FeatureMissing => {
+                "encryption at rest needs memstr built with the `encryption` cargo feature (cargo build --features encryption)"
+            }
+            EncryptionProblem::KeyRejected => {
+                "is encrypted at rest and this key does not open it (another key's store, or a damaged file)"
+            }
+            EncryptionProblem::Encrypted => {
+                "is encrypted at rest; open it with encryption on, or decrypt it first (memstr decrypt)"
+            }
+            EncryptionProblem::NotEncrypted => {
+                "is not encrypted at rest; encrypt it first (memstr encrypt, MemoryStore::encrypt_at_rest)"
+            }
+            EncryptionProblem::InUse => "is open elsewhere; close every other memstr on it before migrating",
+        })
     }
 }
 

@@ -27,6 +27,7 @@
 /// The nostr crate memstr is built on (its `Event`, `Keys`, ... are memstr's).
 pub use nostr;
 
+pub mod at_rest;
 pub mod codec;
 pub mod disk;
 mod error;
@@ -36,7 +37,7 @@ pub mod lifecycle;
 pub mod model;
 
 pub use codec::{names_plain_path, DTagMode, Embedding, Path as MemoryPath};
-pub use error::{Error, RejectReason, Result, Rule, ValidationError};
+pub use error::{EncryptionProblem, Error, RejectReason, Result, Rule, ValidationError};
 pub use identity::Identity;
 pub use model::{IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory};
 pub mod search;

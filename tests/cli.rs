@@ -513,6 +513,28 @@ fn init_compatible_says_what_relays_see() {
     assert!(out.contains("relays see every key, domain and facet name"), "{out}");
 }
 
+/// Without the `encryption` feature, asking for encryption at rest is a clear error naming
+/// it, and leaves nothing behind (tests/encryption.rs covers the feature itself).
+#[cfg(not(feature = "encryption"))]
+#[test]
+fn encryption_at_rest_without_the_feature_names_it() {
+    let st = Store::new();
+    let r = run(init_cmd(&st, &["--encrypt"]));
+    assert_ne!(r.code, Some(0), "{r:#?}");
+    let err = r.stderr;
+    assert!(err.contains("`encryption` cargo feature"), "{err}");
+    assert!(!st.dir().join("key.ncryptsec").exists(), "no key file written");
+    assert!(!st.dir().join("memstr.db").exists(), "no store created");
+    st.ok(&["remember", "k", "v"]);
+    for cmd in ["encrypt", "decrypt"] {
+        let r = st.run(&[cmd]);
+        assert_ne!(r.code, Some(0), "{r:#?}");
+        let err = r.stderr;
+        assert!(err.contains("`encryption` cargo feature"), "{cmd}: {err}");
+    }
+    assert_eq!(st.ok(&["recall", "k"]), "v\n");
+}
+
 #[test]
 fn init_from_env_encrypts_the_given_key() {
     let st = Store::new();

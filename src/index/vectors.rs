@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use super::hnsw::{dot_i8, Hnsw};
 pub use super::{from_blob, to_blob};
+use crate::at_rest::IndexKey;
 use crate::error::{Error, Result};
 
 /// Links per node (twice as many on the bottom layer). At 8, the first 125 hits still
@@ -23,6 +24,8 @@ const MAX_CONNECTIONS: usize = 8;
 /// Breadth of the search while inserting.
 const EF_CONSTRUCTION: usize = 100;
 const GRAPH_FILE: &str = "graph.bin";
+/// What the graph is (model, dimensions, points), to notice a mismatch.
+const META_FILE: &str = "meta.json";
 /// The record (`rid`) of each point, by node number.
 const RIDS_FILE: &str = "rids.bin";
 /// Points are int8: a component `x` of a unit vector is stored as `round(x × Q)`, clamped
@@ -219,20 +222,12 @@ impl VectorIndex {
 
     /// Saves the graph (to a temporary directory, then renamed over the old one).
     pub fn save(&self, dir: &Path) -> Result<()> {
-        let tmp = dir.with_extension("vectors.tmp");
-        let _ = std::fs::remove_dir_all(&tmp);
-        crate::disk::create_private_dir(&tmp).map_err(|e| io_err(format!("{}: {e}", tmp.display())))?;
-        let graph = tmp.join(GRAPH_FILE);
-        let write = || -> std::io::Result<()> {
-            let mut w = BufWriter::new(crate::disk::private_file(&graph)?);
-            self.hnsw.write_to(&mut w)?;
-            w.flush()?;
-            w.get_ref().sync_all()
-        };
-        write().map_err(|e| io_err(format!("saving {}: {e}", graph.display())))?;
+        self.save_with(dir, None)
+    }
+
+    /// Saves the graph, each file sealed with `key` when there is one (encryption at rest).
+    pub(crate) fn save_with(&self, dir: &Path, key: Option<&IndexKey>) -> Result<()> {
         let rids: Vec<u8> = self.rids.iter().flat_map(|r| r.to_le_bytes()).collect();
-        crate::disk::write_private(&tmp.join(RIDS_FILE), &rids)
-            .map_err(|e| io_err(format!("saving {RIDS_FILE}: {e}")))?;
         let meta = Meta {
             format: FORMAT,
             model: self.model.clone(),
@@ -240,23 +235,43 @@ impl VectorIndex {
             max_vid: self.max_vid,
             points: self.points(),
         };
-        crate::disk::write_private(&tmp.join("meta.json"), &serde_json::to_vec(&meta)?)
-            .map_err(|e| io_err(e.to_string()))?;
-        let _ = std::fs::remove_dir_all(dir);
-        std::fs::rename(&tmp, dir).map_err(|e| io_err(format!("{}: {e}", dir.display())))?;
-        Ok(())
+        let meta = serde_json::to_vec(&meta)?;
+        write_files(
+            dir,
+            [
+                (GRAPH_FILE, Content::Graph(&self.hnsw)),
+                (RIDS_FILE, Content::Bytes(rids)),
+                (META_FILE, Content::Bytes(meta)),
+            ],
+            key,
+        )
     }
 
     /// Loads a saved graph of `model`'s vectors; `None` when absent, unreadable, damaged
     /// or made by another model (the caller rebuilds from SQLite).
     pub fn load(dir: &Path, model: &str, dims: usize) -> Option<Self> {
-        let meta: Meta = serde_json::from_slice(&std::fs::read(dir.join("meta.json")).ok()?).ok()?;
+        Self::load_with(dir, model, dims, None)
+    }
+
+    /// Loads a saved graph whose files are sealed with `key` (or plain, without one); a
+    /// graph sealed otherwise is `None`, as a damaged one.
+    pub(crate) fn load_with(dir: &Path, model: &str, dims: usize, key: Option<&IndexKey>) -> Option<Self> {
+        let meta: Meta = serde_json::from_slice(&read_file(dir, META_FILE, key)?).ok()?;
         if meta.format != FORMAT || meta.model != model || meta.dims != dims {
             return None;
         }
-        let file = std::fs::File::open(dir.join(GRAPH_FILE)).ok()?;
-        let len = file.metadata().ok()?.len();
-        let hnsw = match Hnsw::read_from(&mut BufReader::with_capacity(1 << 20, file), len) {
+        let hnsw = match key {
+            None => {
+                let file = std::fs::File::open(dir.join(GRAPH_FILE)).ok()?;
+                let len = file.metadata().ok()?.len();
+                Hnsw::read_from(&mut BufReader::with_capacity(1 << 20, file), len)
+            }
+            Some(_) => {
+                let bytes = read_file(dir, GRAPH_FILE, key)?;
+                Hnsw::read_from(&mut bytes.as_slice(), bytes.len() as u64)
+            }
+        };
+        let hnsw = match hnsw {
             Ok(h) => h,
             Err(e) => {
                 tracing::warn!("vector index in {} not loaded, rebuilding: {e}", dir.display());
@@ -266,8 +281,7 @@ impl VectorIndex {
         if hnsw.len() != meta.points || hnsw.dims() != dims {
             return None;
         }
-        let mut bytes = Vec::new();
-        std::fs::File::open(dir.join(RIDS_FILE)).ok()?.read_to_end(&mut bytes).ok()?;
+        let bytes = read_file(dir, RIDS_FILE, key)?;
         if bytes.len() != hnsw.len() * 8 {
             return None;
         }
@@ -278,6 +292,70 @@ impl VectorIndex {
         let by_vid: HashMap<i64, u32> = (0..hnsw.len() as u32).map(|node| (hnsw.id(node), node)).collect();
         Some(VectorIndex { hnsw, rids, newest, by_vid, model: model.to_string(), max_vid: meta.max_vid })
     }
+
+    /// Re-saves the index files in `dir`, sealed with `from`, as sealed with `to` (either
+    /// may be none: plain), without loading the graph: migration of encryption at rest.
+    #[cfg_attr(not(feature = "encryption"), allow(dead_code))]
+    pub(crate) fn reseal(dir: &Path, from: Option<&IndexKey>, to: Option<&IndexKey>) -> Result<()> {
+        let mut files = Vec::with_capacity(3);
+        for name in [GRAPH_FILE, RIDS_FILE, META_FILE] {
+            let bytes = read_file(dir, name, from).ok_or_else(|| io_err(format!("{name} does not open")))?;
+            files.push((name, Content::Bytes(bytes)));
+        }
+        let files: [(&str, Content); 3] = files.try_into().unwrap_or_else(|_| unreachable!("three files"));
+        write_files(dir, files, to)
+    }
+}
+
+/// What an index file holds, to write.
+enum Content<'a> {
+    Graph(&'a Hnsw),
+    Bytes(Vec<u8>),
+}
+
+/// Reads the index file `name`, unsealing it with `key`; `None` when absent, or sealed
+/// when no key is given, or not sealed (or not by this key) when one is.
+fn read_file(dir: &Path, name: &str, key: Option<&IndexKey>) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::fs::File::open(dir.join(name)).ok()?.read_to_end(&mut bytes).ok()?;
+    match key {
+        None if crate::at_rest::is_sealed(&bytes) => None,
+        None => Some(bytes),
+        Some(key) => crate::at_rest::unseal(key, name, &bytes),
+    }
+}
+
+/// Writes the index files into a temporary directory, sealed with `key` when there is one,
+/// then renames it over `dir`.
+fn write_files(dir: &Path, files: [(&str, Content); 3], key: Option<&IndexKey>) -> Result<()> {
+    let tmp = dir.with_extension("vectors.tmp");
+    let _ = std::fs::remove_dir_all(&tmp);
+    crate::disk::create_private_dir(&tmp).map_err(|e| io_err(format!("{}: {e}", tmp.display())))?;
+    for (name, content) in files {
+        let content = match (key, content) {
+            (Some(key), Content::Graph(hnsw)) => {
+                let mut plain = Vec::with_capacity(hnsw.heap_bytes());
+                hnsw.write_to(&mut plain).map_err(|e| io_err(format!("saving {name}: {e}")))?;
+                Content::Bytes(crate::at_rest::seal(key, name, &plain)?)
+            }
+            (Some(key), Content::Bytes(bytes)) => Content::Bytes(crate::at_rest::seal(key, name, &bytes)?),
+            (None, content) => content,
+        };
+        let write = || -> std::io::Result<()> {
+            let mut w = BufWriter::new(crate::disk::private_file(&tmp.join(name))?);
+            match &content {
+                // Plain: streamed, never the whole graph in memory twice.
+                Content::Graph(hnsw) => hnsw.write_to(&mut w)?,
+                Content::Bytes(bytes) => w.write_all(bytes)?,
+            }
+            w.flush()?;
+            w.get_ref().sync_all()
+        };
+        write().map_err(|e| io_err(format!("saving {name}: {e}")))?;
+    }
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::rename(&tmp, dir).map_err(|e| io_err(format!("{}: {e}", dir.display())))?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -323,6 +401,37 @@ mod tests {
         // The record list must match the graph.
         std::fs::write(path.join(RIDS_FILE), [0u8; 16]).unwrap();
         assert!(VectorIndex::load(&path, "m", 32).is_none());
+    }
+
+    #[cfg(feature = "encryption")]
+    #[test]
+    fn sealed_files_open_only_with_their_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut idx = VectorIndex::new("m", 32, 100);
+        let items: Vec<(i64, i64, Vec<f32>)> = (1..=50).map(|i| (i, 1_000 + i, unit(i as u32, 32))).collect();
+        idx.insert_many(&items);
+        let (key, other) = (IndexKey::for_tests(1), IndexKey::for_tests(2));
+        let path = dir.path().join("store.db.vectors");
+        idx.save_with(&path, Some(&key)).unwrap();
+        for name in [GRAPH_FILE, RIDS_FILE, META_FILE] {
+            let bytes = std::fs::read(path.join(name)).unwrap();
+            assert!(crate::at_rest::is_sealed(&bytes), "{name}");
+            assert!(!String::from_utf8_lossy(&bytes).contains("\"model\""), "{name}");
+        }
+        let back = VectorIndex::load_with(&path, "m", 32, Some(&key)).unwrap();
+        assert_eq!(back.search(&unit(7, 32), 1)[0].rid, 1_007);
+        assert!(VectorIndex::load(&path, "m", 32).is_none(), "sealed, read as plain");
+        assert!(VectorIndex::load_with(&path, "m", 32, Some(&other)).is_none(), "another key");
+        // Files cannot be swapped: the name is authenticated.
+        std::fs::copy(path.join(RIDS_FILE), path.join(META_FILE)).unwrap();
+        assert!(VectorIndex::load_with(&path, "m", 32, Some(&key)).is_none());
+        idx.save_with(&path, Some(&key)).unwrap();
+        VectorIndex::reseal(&path, Some(&key), None).unwrap();
+        assert_eq!(VectorIndex::load(&path, "m", 32).unwrap().points(), 50);
+        assert!(VectorIndex::load_with(&path, "m", 32, Some(&key)).is_none(), "plain, read as sealed");
+        VectorIndex::reseal(&path, None, Some(&other)).unwrap();
+        assert_eq!(VectorIndex::load_with(&path, "m", 32, Some(&other)).unwrap().points(), 50);
+        assert!(VectorIndex::reseal(&path, Some(&key), None).is_err(), "another key cannot unseal");
     }
 
     #[test]

@@ -89,6 +89,7 @@ pub struct StoreOptions {
     decay: Option<Arc<dyn crate::lifecycle::DecayPolicy>>,
     lifecycle: LifecycleOptions,
     evaluate_only: bool,
+    encrypt: Option<bool>,
 }
 
 impl Default for StoreOptions {
@@ -101,6 +102,7 @@ impl Default for StoreOptions {
             decay: None,
             lifecycle: LifecycleOptions::default(),
             evaluate_only: false,
+            encrypt: None,
         }
     }
 }
@@ -160,7 +162,10 @@ impl Default for LifecycleOptions {
 
 impl fmt::Debug for StoreOptions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StoreOptions").field("d_tag_mode", &self.d_tag_mode).finish_non_exhaustive()
+        f.debug_struct("StoreOptions")
+            .field("d_tag_mode", &self.d_tag_mode)
+            .field("encrypt", &self.encrypt)
+            .finish_non_exhaustive()
     }
 }
 
@@ -205,6 +210,18 @@ impl StoreOptions {
         self
     }
 
+    /// Encryption at rest (docs/encryption.md): `true` creates a new store encrypted (the
+    /// database through SQLCipher, the vector index sealed; keys derived from the
+    /// identity's secret key) and refuses to open a plain one
+    /// ([`crate::EncryptionProblem::NotEncrypted`]: migrate it with
+    /// [`MemoryStore::encrypt_at_rest`]); `false` creates a plain one and refuses an
+    /// encrypted one. Unset: an existing store opens as it is, a new one plain. Needs the
+    /// `encryption` cargo feature ([`crate::EncryptionProblem::FeatureMissing`] without).
+    pub fn encrypt(mut self, on: bool) -> Self {
+        self.encrypt = Some(on);
+        self
+    }
+
     /// Gating, graph and consolidation settings.
     pub fn lifecycle(mut self, options: LifecycleOptions) -> Self {
         self.lifecycle = options;
@@ -224,6 +241,8 @@ pub(crate) struct Inner {
     pub(crate) evaluate_only: bool,
     /// The store's files are read-only: every write fails with [`Error::ReadOnlyStore`].
     pub(crate) read_only: bool,
+    /// Encrypted at rest (docs/encryption.md).
+    encrypted: bool,
     /// The embedder and vector index, when semantic search is on.
     #[cfg(feature = "vectors")]
     pub(crate) vectors: Option<Arc<vectors::VectorState>>,
@@ -305,6 +324,26 @@ impl MemoryStore {
             if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
                 crate::disk::create_private_dir(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
             }
+        }
+        // Encrypted or not: by the file when it has been written, else as asked, else by the
+        // marker (docs/encryption.md).
+        let found = crate::at_rest::detect(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        if let (Some(want), Some(is)) = (options.encrypt, found) {
+            if want != is {
+                let problem =
+                    if is { crate::EncryptionProblem::Encrypted } else { crate::EncryptionProblem::NotEncrypted };
+                return Err(Error::Encryption { path, problem });
+            }
+        }
+        let encrypted = found.or(options.encrypt).unwrap_or_else(|| crate::at_rest::marker_path(&path).exists());
+        let at_rest = match encrypted {
+            true => Some(Arc::new(
+                crate::at_rest::StoreKeys::derive(&identity)
+                    .map_err(|problem| Error::Encryption { path: path.clone(), problem })?,
+            )),
+            false => None,
+        };
+        if !read_only {
             // Owner-only from the first byte; SQLite gives the WAL and SHM files the same mode.
             crate::disk::precreate_private(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
             for suffix in ["", "-wal", "-shm"] {
@@ -332,6 +371,10 @@ impl MemoryStore {
             )
             .map_err(db)?
         };
+        if let Some(keys) = &at_rest {
+            // Before anything else reads the file.
+            keys.apply(&conn, &path)?;
+        }
         let setup = |c: &Connection| -> rusqlite::Result<()> {
             c.busy_timeout(std::time::Duration::from_secs(10))?;
             if !read_only {
@@ -351,6 +394,7 @@ impl MemoryStore {
             Ok(_) => {}
             Err(found) => return Err(Error::SchemaTooNew { path, found, supported: schema::LATEST }),
         }
+        crate::at_rest::set_marker(&path, encrypted)?;
         let pubkey = identity.public_key().to_hex();
         // Deferred, and every write below only when something changed: opening a store that
         // is read-only (its owner's choice, or read-only media) must not write.
@@ -433,7 +477,7 @@ impl MemoryStore {
         let codec = Codec::new(identity.keys().clone(), mode)?;
         #[cfg(feature = "vectors")]
         let vectors = match options.embedder.clone() {
-            Some(e) => Some(Arc::new(vectors::VectorState::open(&conn, &path, e)?)),
+            Some(e) => Some(Arc::new(vectors::VectorState::open(&conn, &path, e, at_rest.clone())?)),
             None => None,
         };
         Ok(MemoryStore {
@@ -445,6 +489,7 @@ impl MemoryStore {
                 device,
                 evaluate_only: options.evaluate_only || read_only,
                 read_only,
+                encrypted,
                 #[cfg(feature = "vectors")]
                 vectors,
                 warned_no_vectors: std::sync::atomic::AtomicBool::new(false),
@@ -463,6 +508,32 @@ impl MemoryStore {
             }),
         }
         .start_idle_consolidation())
+    }
+
+    /// Encrypts the store at `path` at rest, keeping every memory: the database is
+    /// exported through SQLCipher (`sqlcipher_export`) into a new file that replaces it in
+    /// one rename, and the vector index is re-saved sealed. The store must be closed (no
+    /// other connection: [`crate::EncryptionProblem::InUse`]). Returns false when it already
+    /// was encrypted. Needs the `encryption` feature.
+    pub async fn encrypt_at_rest(path: impl AsRef<FsPath>, identity: &Identity) -> Result<bool> {
+        Self::migrate_at_rest(path.as_ref(), identity, true).await
+    }
+
+    /// Decrypts the store at `path`: the reverse of [`MemoryStore::encrypt_at_rest`].
+    pub async fn decrypt_at_rest(path: impl AsRef<FsPath>, identity: &Identity) -> Result<bool> {
+        Self::migrate_at_rest(path.as_ref(), identity, false).await
+    }
+
+    async fn migrate_at_rest(path: &FsPath, identity: &Identity, encrypt: bool) -> Result<bool> {
+        let (path, identity) = (path.to_path_buf(), identity.clone());
+        tokio::task::spawn_blocking(move || crate::at_rest::migrate(&path, &identity, encrypt))
+            .await
+            .map_err(|e| Error::Task(e.to_string()))?
+    }
+
+    /// Whether this store is encrypted at rest.
+    pub fn is_encrypted(&self) -> bool {
+        self.inner.encrypted
     }
 
     /// The codec that signs as this store (for NIP-42 answers).
@@ -551,7 +622,7 @@ impl MemoryStore {
 }
 
 /// The database file's identity on this machine (device and inode): a copy has another.
-fn file_identity(path: &FsPath) -> Option<String> {
+pub(crate) fn file_identity(path: &FsPath) -> Option<String> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

@@ -27,6 +27,8 @@ pub(crate) struct VectorState {
     /// The thread loading (or rebuilding) the index, until someone needs it.
     loader: Mutex<Option<Loader>>,
     pub dir: PathBuf,
+    /// The key the index files are sealed with, when the store is encrypted at rest.
+    seal: Option<crate::at_rest::IndexKey>,
     /// Points inserted since the index was last saved.
     pub unsaved: std::sync::atomic::AtomicUsize,
     /// Held by `index_pending`: two catch-ups at once (a search and a consolidation) would
@@ -39,7 +41,12 @@ impl VectorState {
     /// vectors written since it was saved) on a thread of its own, so opening a store does
     /// not wait for it: the first use of the index does. Vectors of another model are
     /// discarded here, and their records queued for embedding.
-    pub(crate) fn open(conn: &rusqlite::Connection, db: &std::path::Path, embedder: Arc<dyn Embedder>) -> Result<Self> {
+    pub(crate) fn open(
+        conn: &rusqlite::Connection,
+        db: &std::path::Path,
+        embedder: Arc<dyn Embedder>,
+        at_rest: Option<Arc<crate::at_rest::StoreKeys>>,
+    ) -> Result<Self> {
         let model = embedder.model_id().to_string();
         let dims = embedder.dims();
         // Two range probes on the model index, so a store whose vectors all come from this
@@ -58,13 +65,17 @@ impl VectorState {
         let (db, thread_dir) = (db.to_path_buf(), dir.clone());
         let loader = std::thread::Builder::new()
             .name("memstr-vectors".into())
-            .spawn(move || load_or_build(&db, &thread_dir, &model, dims))
+            .spawn({
+                let at_rest = at_rest.clone();
+                move || load_or_build(&db, &thread_dir, &model, dims, at_rest.as_deref())
+            })
             .map_err(|e| Error::Task(format!("starting the vector index loader: {e}")))?;
         Ok(VectorState {
             embedder,
             index: OnceLock::new(),
             loader: Mutex::new(Some(loader)),
             dir,
+            seal: at_rest.map(|k| k.index.clone()),
             unsaved: std::sync::atomic::AtomicUsize::new(0),
             pending: tokio::sync::Mutex::new(()),
         })
@@ -89,7 +100,7 @@ impl VectorState {
 
     pub(crate) fn save(&self) -> Result<()> {
         let index = self.index()?.read().map_err(|_| Error::Task("vector index poisoned".into()))?;
-        index.save(&self.dir)?;
+        index.save_with(&self.dir, self.seal.as_ref())?;
         self.unsaved.store(0, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
@@ -104,17 +115,22 @@ fn load_or_build(
     dir: &std::path::Path,
     model: &str,
     dims: usize,
+    at_rest: Option<&crate::at_rest::StoreKeys>,
 ) -> Result<(VectorIndex, usize)> {
     let conn = rusqlite::Connection::open_with_flags(
         db,
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
     )
     .map_err(Error::db(db))?;
+    if let Some(keys) = at_rest {
+        keys.apply(&conn, db)?;
+    }
     conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(Error::db(db))?;
     let live = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0))? as usize;
     // Points of old versions stay in the graph (search skips them); once they outnumber
     // the live ones, a rebuild is cheaper than carrying them.
-    let saved = VectorIndex::load(dir, model, dims).filter(|idx| idx.points() <= 2 * live + 1_000);
+    let seal = at_rest.map(|k| &k.index);
+    let saved = VectorIndex::load_with(dir, model, dims, seal).filter(|idx| idx.points() <= 2 * live + 1_000);
     let mut index = match saved {
         Some(idx) => idx,
         None => {
@@ -163,7 +179,7 @@ fn load_or_build(
         }
     }
     let unsaved = if added > 0 {
-        match index.save(dir) {
+        match index.save_with(dir, seal) {
             Ok(()) => 0,
             Err(e) => {
                 tracing::warn!("vector index not saved: {e}");

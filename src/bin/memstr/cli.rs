@@ -66,7 +66,16 @@ enum Command {
         /// scrypt cost of the key file (NIP-49 log_n).
         #[arg(long, default_value_t = DEFAULT_LOG_N, value_parser = clap::value_parser!(u8).range(1..=22))]
         log_n: u8,
+        /// Encrypt the new store at rest (SQLCipher database, sealed vector index; keys
+        /// derived from the secret key). Needs memstr built with `--features encryption`.
+        #[arg(long)]
+        encrypt: bool,
     },
+    /// Encrypt the store at rest, keeping every memory (stop other memstr processes on it
+    /// first). Needs memstr built with `--features encryption`.
+    Encrypt,
+    /// Decrypt a store encrypted at rest back to a plain SQLite database.
+    Decrypt,
     /// Print the public key.
     Whoami,
     /// Store VALUE under KEY (replacing any previous value).
@@ -398,6 +407,9 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
     if let Some(mode) = args.d_tags {
         options = options.d_tag_mode(mode);
     }
+    if let Command::Init { encrypt: true, .. } = &args.command {
+        options = options.encrypt(true);
+    }
     if let Some(name) = &args.decay {
         let Some(policy) = memstr::lifecycle::policy_by_name(name) else {
             bail!("unknown decay policy {name:?}: halflife or fsrs6");
@@ -417,7 +429,11 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
 
 pub async fn run(args: Args) -> Result<ExitCode> {
     let out = Out { json: args.json };
-    if let Command::Init { from_env, log_n } = &args.command {
+    if let Command::Init { from_env, log_n, encrypt } = &args.command {
+        if *encrypt && !memstr::at_rest::available() {
+            // Before any key file is written.
+            bail!("--encrypt: {}", memstr::EncryptionProblem::FeatureMissing);
+        }
         let file = args.key_file()?;
         if file.exists() {
             bail!("{} already exists; refusing to replace a key", file.display());
@@ -438,7 +454,7 @@ pub async fn run(args: Args) -> Result<ExitCode> {
         }
         id.save_file(&file, &password(true)?, *log_n)?;
         let store = open(&args, id.clone()).await?;
-        out.init(&id, &file, store.path(), store.d_tag_mode());
+        out.init(&id, &file, store.path(), store.d_tag_mode(), store.is_encrypted());
         return Ok(ExitCode::SUCCESS);
     }
     if let Command::Model(cmd) = &args.command {
@@ -447,6 +463,19 @@ pub async fn run(args: Args) -> Result<ExitCode> {
     let id = identity(&args)?;
     if let Command::Whoami = args.command {
         out.whoami(&id);
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Command::Encrypt | Command::Decrypt = args.command {
+        let encrypt = matches!(args.command, Command::Encrypt);
+        let db = args.dir()?.join("memstr.db");
+        if !db.exists() {
+            bail!("no store at {}: run `memstr init`", db.display());
+        }
+        let changed = match encrypt {
+            true => MemoryStore::encrypt_at_rest(&db, &id).await?,
+            false => MemoryStore::decrypt_at_rest(&db, &id).await?,
+        };
+        out.at_rest(&db, encrypt, changed);
         return Ok(ExitCode::SUCCESS);
     }
     let store = open(&args, id).await?;
@@ -459,7 +488,9 @@ pub async fn run(args: Args) -> Result<ExitCode> {
 async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCode> {
     let now = store.now();
     match &args.command {
-        Command::Init { .. } | Command::Whoami | Command::Model(_) => unreachable!("handled before opening the store"),
+        Command::Init { .. } | Command::Whoami | Command::Model(_) | Command::Encrypt | Command::Decrypt => {
+            unreachable!("handled before opening the store")
+        }
         Command::Remember { key, value, at } => {
             out.event_id(&store.remember_at(key, &value_arg(value)?, at.unwrap_or(now)).await?);
         }

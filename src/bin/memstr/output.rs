@@ -175,20 +175,34 @@ impl Out {
         }
     }
 
-    pub fn init(&self, id: &Identity, key_file: &Path, store: &Path, mode: DTagMode) {
+    pub fn init(&self, id: &Identity, key_file: &Path, store: &Path, mode: DTagMode, encrypted: bool) {
         if self.json {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(),
                 "key_file": key_file, "store": store, "d_tag_mode": mode.as_str(),
-                "relays_see": mode_reveals(mode).trim()}));
+                "relays_see": mode_reveals(mode).trim(), "encrypted": encrypted}));
         } else {
             println!(
-                "created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}\n{}",
+                "created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}\n  at rest:  {}\n{}",
                 id.npub(),
                 key_file.display(),
                 store.display(),
                 mode.as_str(),
+                if encrypted { "encrypted" } else { "plain" },
                 mode_reveals(mode)
             );
+        }
+    }
+
+    /// The outcome of `memstr encrypt` / `memstr decrypt`.
+    pub fn at_rest(&self, store: &Path, encrypted: bool, changed: bool) {
+        if self.json {
+            print_json(&json!({"store": store, "encrypted": encrypted, "changed": changed}));
+        } else {
+            let state = if encrypted { "encrypted" } else { "not encrypted" };
+            match changed {
+                true => println!("{}: now {state} at rest", store.display()),
+                false => println!("{}: already {state} at rest", store.display()),
+            }
         }
     }
 
