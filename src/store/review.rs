@@ -105,6 +105,7 @@ impl MemoryStore {
                         key: m.key.clone(),
                         value: m.value.clone(),
                         similarity,
+                        superseded: m.is_superseded(),
                     });
                 }
                 // Word overlap runs lower than cosine for the same relation: its own thresholds.
