@@ -123,11 +123,10 @@ pub fn decide(new_value: &str, candidates: &[GateCandidate], options: &GateOptio
         return GateDecision::Create;
     };
     let hit = |c: &GateCandidate| (c.path.clone(), c.key.clone(), c.similarity);
-    let contradicts = |c: &GateCandidate| if c.superseded { None } else { contradiction(new_value, &c.value) };
-    if top.similarity >= options.reinforce
-        && correction_cue(new_value, &top.value).is_none()
-        && contradicts(top).is_none()
-    {
+    // A contradicted memory is neither reinforced nor rewritten, superseded or not; only
+    // a current one is superseded.
+    let contradicted = |c: &GateCandidate| contradiction(new_value, &c.value).is_some();
+    if top.similarity >= options.reinforce && correction_cue(new_value, &top.value).is_none() && !contradicted(top) {
         let (path, key, similarity) = hit(top);
         return GateDecision::Reinforce { path, key, similarity };
     }
@@ -137,7 +136,7 @@ pub fn decide(new_value: &str, candidates: &[GateCandidate], options: &GateOptio
             return GateDecision::Supersede { path, key, similarity, cue };
         }
     }
-    if top.similarity >= options.update && contradicts(top).is_none() {
+    if top.similarity >= options.update && !contradicted(top) {
         let (path, key, similarity) = hit(top);
         let old = content_words(&top.value);
         let adds = content_words(new_value).iter().any(|w| !old.contains(w));
@@ -147,8 +146,8 @@ pub fn decide(new_value: &str, candidates: &[GateCandidate], options: &GateOptio
             GateDecision::Reinforce { path, key, similarity }
         };
     }
-    for c in &ranked {
-        if let Some(cue) = contradicts(c) {
+    for c in ranked.iter().filter(|c| !c.superseded) {
+        if let Some(cue) = contradiction(new_value, &c.value) {
             let (path, key, similarity) = hit(c);
             return GateDecision::Supersede { path, key, similarity, cue };
         }
@@ -167,10 +166,12 @@ pub fn correction_cue(new_value: &str, old_value: &str) -> Option<String> {
             return Some((*phrase).to_string());
         }
     }
-    let (new_words, old_words) = (content_words(new_value), content_words(old_value));
-    if negated(&new_text) != negated(&old_text) && set_cosine(&new_words, &old_words) >= 0.5 {
+    // The same subject, not only the same words: "Sara does not like TypeScript" says
+    // nothing about Tom, and "Tom dislikes TypeScript" agrees with "Tom does not like it".
+    if contradiction::negation_flip(new_value, old_value) {
         return Some("negation".to_string());
     }
+    let (new_words, old_words) = (content_words(new_value), content_words(old_value));
     // "Lives at 12 Oak St" → "lives at 14 Oak St" is a changed fact; "ran 5 km Monday" →
     // "ran 10 km Tuesday" is another event, which the context words tell apart.
     let numbers = |ws: &[String]| ws.iter().filter(|w| is_number(w)).cloned().collect::<Vec<_>>();
@@ -422,15 +423,21 @@ mod tests {
         for w in &wrong {
             println!("  tune miss: {w}");
         }
-        let (hp, hr, hn, wrong) = measure("holdout");
-        println!("gate cases, holdout: {hn} pairs, precision {hp:.3}, recall {hr:.3}");
-        if std::env::var_os("GATE_SHOW_HOLDOUT").is_some() {
-            for w in &wrong {
-                println!("  holdout miss: {w}");
+        let mut held = Vec::new();
+        for split in ["holdout", "holdout2"] {
+            let (p, r, n, wrong) = measure(split);
+            println!("gate cases, {split}: {n} pairs, precision {p:.3}, recall {r:.3}");
+            if std::env::var_os("GATE_SHOW_HOLDOUT").is_some() {
+                for w in &wrong {
+                    println!("  {split} miss: {w}");
+                }
             }
+            held.push((p, r, n));
         }
-        assert!(tn >= 40 && hn >= 40, "{tn} {hn}");
-        assert!(tp >= 0.0 && tr >= 0.0);
-        assert!(hp >= 0.0 && hr >= 0.0);
+        assert!(tn >= 40 && held[0].2 >= 40 && held[1].2 >= 40, "{tn} {held:?}");
+        // Floors a little under the figures measured (docs/lifecycle.md section 3).
+        assert!(tp >= 0.95 && tr >= 0.95, "tune: precision {tp}, recall {tr}");
+        assert!(held[0].0 >= 0.95 && held[0].1 >= 0.95, "holdout: {:?}", held[0]);
+        assert!(held[1].0 >= 0.9 && held[1].1 >= 0.9, "holdout2: {:?}", held[1]);
     }
 }

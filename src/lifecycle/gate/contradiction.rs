@@ -226,6 +226,13 @@ pub fn contradiction(new_value: &str, old_value: &str) -> Option<String> {
         .or_else(|| object(&new, &old))
 }
 
+/// Whether `new_value` negates `old_value` about the same subject over (nearly) the same
+/// words: the negation cue of [`super::correction_cue`].
+pub(super) fn negation_flip(new_value: &str, old_value: &str) -> bool {
+    let (new, old) = (Clause::read(new_value), Clause::read(old_value));
+    new.subject.is_some() && new.subject == old.subject && negation(&new, &old).is_some()
+}
+
 /// "switched from X to Y", "replaced X with Y", "swapped X for Y" with X in the old value.
 fn switch(new: &Clause, old: &Clause) -> Option<String> {
     let w = &new.words;
@@ -308,7 +315,7 @@ fn first_phrase(c: &Clause, group: &[&str]) -> Option<String> {
 
 /// A changed value of one kind (numbers, habit weekdays, months), the other words alike.
 fn value(new: &Clause, old: &Clause) -> Option<String> {
-    if new.negated != old.negated || occasions_differ(new, old) {
+    if new.negated != old.negated || ADDITIVE.iter().any(|w| new.has_word(w)) || occasions_differ(new, old) {
         return None;
     }
     let kinds = [(&new.numbers, &old.numbers), (&new.weekdays, &old.weekdays), (&new.months, &old.months)];
