@@ -22,8 +22,25 @@ use crate::search::{tokenize, STOP_WORDS};
 
 /// Words that only mark a change or a habit and say nothing about the fact itself.
 const FILLER: &[&str] = &[
-    "every", "each", "currently", "nowadays", "lately", "recently", "days", "day", "anymore", "still", "usually",
-    "am", "pm", "also", "well", "again", "old", "called", "named",
+    "every",
+    "each",
+    "currently",
+    "nowadays",
+    "lately",
+    "recently",
+    "days",
+    "day",
+    "anymore",
+    "still",
+    "usually",
+    "am",
+    "pm",
+    "also",
+    "well",
+    "again",
+    "old",
+    "called",
+    "named",
 ];
 
 /// Words with which a new value adds to the old rather than replacing it.
@@ -42,9 +59,29 @@ const MODIFIER: &[&str] = &["favourite", "favorite", "main", "primary", "preferr
 
 /// Occasions: two values naming different ones can both hold.
 const OCCASION: &[&str] = &[
-    "morning", "afternoon", "evening", "night", "dinner", "lunch", "breakfast", "weekend", "weekends", "holiday",
-    "holidays", "vacation", "yesterday", "today", "tonight", "tomorrow", "monday", "tuesday", "wednesday", "thursday",
-    "friday", "saturday", "sunday",
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "dinner",
+    "lunch",
+    "breakfast",
+    "weekend",
+    "weekends",
+    "holiday",
+    "holidays",
+    "vacation",
+    "yesterday",
+    "today",
+    "tonight",
+    "tomorrow",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
 ];
 
 const WEEKDAYS: &[&str] = &["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
@@ -360,7 +397,9 @@ fn object(new: &Clause, old: &Clause) -> Option<String> {
     // The same preposition (or none) between the relation and the object on both sides.
     let last_rel = relation.last()?;
     let preps = |c: &Clause, object_at: Option<usize>| -> Vec<String> {
-        let Some(rel_at) = c.rest.iter().find(|(_, w)| w.as_str() == *last_rel).map(|(i, _)| *i) else { return Vec::new() };
+        let Some(rel_at) = c.rest.iter().find(|(_, w)| w.as_str() == *last_rel).map(|(i, _)| *i) else {
+            return Vec::new();
+        };
         let Some(obj_at) = object_at.filter(|&o| o > rel_at) else { return Vec::new() };
         c.words[rel_at + 1..obj_at].iter().filter(|w| PREPOSITIONS.contains(&w.as_str())).cloned().collect()
     };
