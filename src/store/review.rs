@@ -47,9 +47,12 @@ impl MemoryStore {
     /// - **reinforce**: a near-duplicate strengthens the existing memory (an access, its
     ///   themes merged) instead of adding one;
     /// - **update**: the same memory said more fully rewrites the existing value;
-    /// - **supersede**: a correction ("actually", a negation, a changed number) is stored
-    ///   as `input.key`, and the old memory gets `superseded_by` and `contradicts`, so it
-    ///   decays four times faster;
+    /// - **supersede**: a correction ("actually", a negation, a changed number), or a
+    ///   contradiction of any memory of the same subject however little it overlaps
+    ///   ("switched from coffee to green tea", an antonym, a changed object or value: see
+    ///   [`crate::lifecycle::gate::contradiction`]), is stored as `input.key`, and the old
+    ///   memory gets `superseded_by` and `contradicts`, so it decays four times faster; a
+    ///   memory already superseded is not superseded again;
     /// - **create**: novel content is stored as `input.key`.
     ///
     /// Writing to an existing key is an explicit update and skips the gate
@@ -105,6 +108,7 @@ impl MemoryStore {
                         key: m.key.clone(),
                         value: m.value.clone(),
                         similarity,
+                        superseded: m.is_superseded(),
                     });
                 }
                 // Word overlap runs lower than cosine for the same relation: its own thresholds.
