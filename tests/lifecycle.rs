@@ -654,7 +654,8 @@ async fn compress_fits_the_fifty_memory_persona_in_500_tokens() {
     // persona_compress is the same text.
     assert_eq!(store.persona_compress(None).await.unwrap(), out.text);
     // With room for all 50, every memory's subject leads a line of its facet.
-    let out = store.persona_compress_with(CompressOptions { max_tokens: Some(560), ..Default::default() }).await.unwrap();
+    let out =
+        store.persona_compress_with(CompressOptions { max_tokens: Some(560), ..Default::default() }).await.unwrap();
     assert_eq!((out.included.len(), out.omitted), (50, 0));
     for e in &entries {
         let s = subject(&e.key);
