@@ -172,7 +172,7 @@ fn compress_prints_the_active_persona_with_domain_and_budget() {
 
     let out = st.ok(T0, &["compress"]);
     assert!(out.starts_with("[domain:people/facet:facts]\nalice: "), "{out}");
-    assert!(out.contains("[domain:projects/facet:decisions]\nvoxrelay: voice orpheus-3b>kokoro (warmth)\n"), "{out}");
+    assert!(out.contains("[domain:projects/facet:decisions]\nvoxrelay: voice Orpheus-3B>Kokoro (warmth)\n"), "{out}");
     assert!(out.contains("two cats no dogs"), "{out}");
     assert!(!out.contains("zed"), "fading memories stay out: {out}");
 

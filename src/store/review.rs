@@ -238,8 +238,8 @@ impl MemoryStore {
     }
 
     /// The active persona in seed 003's compressed format for an LLM's context (only
-    /// active and pinned memories; `domain` narrows it), within `max_tokens` (500 by
-    /// default) as estimated for GPT-style tokenizers.
+    /// active and pinned memories, none that a newer memory replaces; `domain` narrows it),
+    /// within `max_tokens` (500 by default) as estimated for GPT-style tokenizers.
     pub async fn persona_compress(&self, domain: Option<&str>) -> Result<String> {
         Ok(self
             .persona_compress_with(CompressOptions { domain: domain.map(str::to_string), ..Default::default() })
@@ -251,8 +251,9 @@ impl MemoryStore {
     pub async fn persona_compress_with(&self, options: CompressOptions) -> Result<Compressed> {
         self.read(move |conn, inner| {
             let now = inner.clock.now();
-            let scope = PersonaQuery { domain: options.domain.clone(), ..PersonaQuery::all() };
-            let rows: Vec<(PersonaMemory, MemoryState)> = query(conn, &scope)?
+            // The whole persona even for one domain: the memory that replaces one of this
+            // domain can live in another; compress_detailed narrows to the domain itself.
+            let rows: Vec<(PersonaMemory, MemoryState)> = query(conn, &PersonaQuery::all())?
                 .into_iter()
                 .map(|(_, m)| {
                     let state = live_state(inner, &m, now).1;
