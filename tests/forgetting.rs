@@ -67,7 +67,11 @@ async fn archive_and_restore_each_kind_out_of_search_and_back() {
         assert_eq!(store.restore(address).await.unwrap(), *address);
         assert!(found(&store, query).await.contains(&path), "{address} is back after restore");
     }
-    // The journal's newest entries leave archived ones out; a flat recall shows the mark.
+    // Context leaves archived memories out: compression, and the journal's newest entries;
+    // a flat recall shows the mark.
+    assert!(store.persona_compress(None).await.unwrap().contains("14 March"));
+    store.archive("people/facts/marco-birthday").await.unwrap();
+    assert!(!store.persona_compress(None).await.unwrap().contains("14 March"));
     store.archive(&addresses[2]).await.unwrap();
     assert!(store.recent(10).await.unwrap().is_empty());
     store.archive("kv/wifi-password").await.unwrap();

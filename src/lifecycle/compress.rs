@@ -143,7 +143,8 @@ struct Item<'a> {
 /// here too, by one more condition on `m.sync.life`); [`entering`] adds the checks that need
 /// the other memories (superseded, contradicted by a newer one).
 fn is_live(m: &PersonaMemory, state: MemoryState) -> bool {
-    state == MemoryState::Active || m.sync.life.pinned
+    // An archived memory is out of context until restored, pinned or not.
+    m.sync.life.archived_at.is_none() && (state == MemoryState::Active || m.sync.life.pinned)
 }
 
 /// The memories that may enter the text, in input order, and how many of those in the
