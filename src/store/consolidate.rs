@@ -70,6 +70,10 @@ const EPISODE_SPAN: f64 = DAY;
 const COMMON_DAY_SHARE: f64 = 0.25;
 /// Specific (not routine) content words a pattern must share to be worth a fact.
 const MIN_SPECIFIC_WORDS: usize = 2;
+/// How many times more days than chance a pattern's two rarest specific words must share.
+const MIN_LIFT: f64 = 4.0;
+/// Share of the first entry's content words the cluster must share.
+const MIN_SHARED_SHARE: f64 = 2.0 / 3.0;
 /// Candidates examined for each fresh entry's cluster (FTS5 rank order).
 const NEIGHBOURS: i64 = 50;
 /// What `source` of a promoted fact starts with; search ranks such facts below their
@@ -171,11 +175,13 @@ impl<'c> DayFrequency<'c> {
             return Ok(*d);
         }
         let Some(expr) = search::fts_any(&[word.to_string()]) else { return Ok(0) };
-        let d: i64 = self.conn.prepare_cached(&format!(
-            "SELECT count(DISTINCT {DAY_SQL}) FROM records_fts f JOIN records r ON r.rid = f.rowid
+        let d: i64 = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT count(DISTINCT {DAY_SQL}) FROM records_fts f JOIN records r ON r.rid = f.rowid
              WHERE records_fts MATCH ?1 AND r.kind = 'journal' AND r.deleted = 0"
-        ))?
-        .query_row([expr], |r| r.get(0))?;
+            ))?
+            .query_row([expr], |r| r.get(0))?;
         self.cache.insert(word.to_string(), d.max(0) as u64);
         Ok(d.max(0) as u64)
     }
@@ -187,18 +193,43 @@ impl<'c> DayFrequency<'c> {
     }
 }
 
-/// The specific words a cluster shares: content words of its first entry found in at
-/// least half of its entries and specific over the journal's days.
-fn specific_shared_words(cluster: &[Entry], freq: &mut DayFrequency) -> Result<Vec<String>> {
+/// Whether a cluster says something specific: most of its first entry's content words
+/// (at least `MIN_SHARED_SHARE`) are found in at least half of its entries, so the text
+/// promoted is what recurs and not one occurrence's details; and `MIN_SPECIFIC_WORDS` of
+/// those shared words are specific over the journal's days, the two rarest of them together
+/// in its entries on `recur_min` days and on `MIN_LIFT` times the days chance would give.
+fn informative(cluster: &[Entry], freq: &mut DayFrequency, recur_min: usize) -> Result<bool> {
     let words: Vec<BTreeMap<String, String>> = cluster.iter().map(|(_, c, _)| content_words(c)).collect();
-    let mut out = Vec::new();
-    for (folded, form) in &words[0] {
-        let holders = words.iter().filter(|w| w.contains_key(folded)).count();
-        if 2 * holders >= cluster.len() && freq.specific(form)? {
-            out.push(form.clone());
+    let shared: Vec<(&String, &String)> = words[0]
+        .iter()
+        .filter(|(folded, _)| 2 * words.iter().filter(|w| w.contains_key(*folded)).count() >= cluster.len())
+        .collect();
+    if (shared.len() as f64) < MIN_SHARED_SHARE * words[0].len() as f64 {
+        return Ok(false);
+    }
+    let mut specific: Vec<(u64, &String)> = Vec::new();
+    for (folded, form) in shared {
+        if freq.specific(form)? {
+            specific.push((freq.days_of(form)?, folded));
         }
     }
-    Ok(out)
+    if specific.len() < MIN_SPECIFIC_WORDS {
+        return Ok(false);
+    }
+    // Its two rarest specific words must come together, in its entries, on `recur_min`
+    // days and on `MIN_LIFT` times the days chance would give them (their day frequencies,
+    // independent): "Ana" and "weather" of "Lunch with Ana; talked about weather", in a
+    // cluster of lunches with anyone about anything, meet by coincidence if at all.
+    specific.sort();
+    let ((da, a), (db, b)) = (specific[0], specific[1]);
+    let together: BTreeSet<i64> = cluster
+        .iter()
+        .zip(&words)
+        .filter(|(_, w)| w.contains_key(a) && w.contains_key(b))
+        .map(|((_, _, t), _)| (t / DAY).floor() as i64)
+        .collect();
+    let chance = (da * db) as f64 / freq.days.max(1) as f64;
+    Ok(together.len() >= recur_min && together.len() as f64 >= MIN_LIFT * chance)
 }
 
 /// The first `RECUR_BATCH` journal entries after `after_rid`, with rid and content.
@@ -226,7 +257,8 @@ fn lexical_neighbours(conn: &Connection, text: &str, threshold: f64) -> Result<V
         "SELECT r.rid, r.payload FROM records_fts f JOIN records r ON r.rid = f.rowid
          WHERE records_fts MATCH ?1 AND r.kind = 'journal' AND r.deleted = 0 ORDER BY f.rank LIMIT ?2",
     )?;
-    let rows = stmt.query_map(rusqlite::params![expr, NEIGHBOURS], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    let rows =
+        stmt.query_map(rusqlite::params![expr, NEIGHBOURS], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
     let mut out = Vec::new();
     for row in rows {
         let (rid, json) = row?;
@@ -429,7 +461,7 @@ impl MemoryStore {
                 if n_episodes < inner.life.recur_min {
                     continue;
                 }
-                if specific_shared_words(&cluster, &mut freq)?.len() < MIN_SPECIFIC_WORDS {
+                if !informative(&cluster, &mut freq, inner.life.recur_min)? {
                     continue;
                 }
                 recurring.push(Recurrence {
