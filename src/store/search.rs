@@ -62,7 +62,11 @@ impl MemoryStore {
                 };
                 let ctx = Ctx { inner, graph: graph.as_deref(), now, cosine_of: &cosine_of };
                 let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
-                Ok(fuse(cands, &weights, limit))
+                // Every candidate, so a promoted fact moved down makes room for the next.
+                let mut hits = fuse(cands, &weights, usize::MAX);
+                super::consolidate::promoted_below_evidence(&mut hits, &query.text);
+                hits.truncate(limit);
+                Ok(hits)
             })
             .await?;
         // The best few were retrieved together: consolidation strengthens their links.
