@@ -110,11 +110,42 @@ async fn main() -> memstr::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let no_vectors = args.iter().any(|a| a == "--no-vectors");
     let json_out = args.iter().any(|a| a == "--json");
-    let Some(file) = args.iter().find(|a| !a.starts_with("--")) else {
-        eprintln!("usage: workload FILE [--no-vectors] [--json]");
+    // `--set NAME=VALUE` changes a search weight or constant (memstr::search::Weights);
+    // `--grid NAME=V1,V2,...` also asks every question under each value (for tuning on dev).
+    let mut base = serde_json::to_value(memstr::search::Weights::default()).expect("weights serialise");
+    let mut grid: Option<(String, Vec<Value>)> = None;
+    let mut file = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--set" | "--grid" => {
+                let kv = it.next().expect("NAME=VALUE");
+                let (k, v) = kv.split_once('=').expect("NAME=VALUE");
+                if a == "--set" {
+                    base[k] = serde_json::from_str(v).expect("a JSON value");
+                } else {
+                    grid =
+                        Some((k.to_string(), v.split(',').map(|x| serde_json::from_str(x).expect("JSON")).collect()));
+                }
+            }
+            _ if !a.starts_with("--") => file = Some(a.clone()),
+            _ => {}
+        }
+    }
+    let Some(file) = file else {
+        eprintln!("usage: workload FILE [--no-vectors] [--json] [--misses] [--set NAME=VALUE] [--grid NAME=V1,V2]");
         std::process::exit(2);
     };
-    let data: Value = serde_json::from_str(&std::fs::read_to_string(file).expect("readable file")).expect("JSON");
+    let weights: memstr::search::Weights = serde_json::from_value(base.clone()).expect("valid weights");
+    let mut variants: Vec<(String, memstr::search::Weights)> = Vec::new();
+    if let Some((k, values)) = &grid {
+        for v in values {
+            let mut w = base.clone();
+            w[k.as_str()] = v.clone();
+            variants.push((format!("{k}={v}"), serde_json::from_value(w).expect("valid weights")));
+        }
+    }
+    let data: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("readable file")).expect("JSON");
     let embedder: Option<Arc<dyn Embedder>> = if no_vectors {
         None
     } else {
@@ -170,6 +201,7 @@ async fn main() -> memstr::Result<()> {
             let kind = str_of(q, "type").to_string();
             let mut sq = SearchQuery::new(str_of(q, "question")).limit(3);
             sq.strengthen = false;
+            sq.weights = Some(weights.clone());
             let hits = store.search(sq).await?;
             let answers: Vec<&String> = q["answers"]
                 .as_array()
@@ -194,6 +226,25 @@ async fn main() -> memstr::Result<()> {
                 }));
             }
         }
+        let mut grid_out = Vec::new();
+        for (label, w) in &variants {
+            let mut t = Tally::default();
+            for q in questions.iter().filter(|q| str_of(q, "type") != "unanswerable") {
+                let mut sq = SearchQuery::new(str_of(q, "question")).limit(3);
+                sq.strengthen = false;
+                sq.weights = Some(w.clone());
+                let hits = store.search(sq).await?;
+                let answers: Vec<&String> = q["answers"]
+                    .as_array()
+                    .expect("answers")
+                    .iter()
+                    .filter_map(|a| a.as_str().and_then(|id| where_is.get(id)))
+                    .collect();
+                t.asked += 1;
+                t.found += usize::from(hits.iter().any(|h| answers.contains(&&h.path)));
+            }
+            grid_out.push(format!("{label}: {:.3}", t.share()));
+        }
         let all =
             Tally { asked: by_type.values().map(|t| t.asked).sum(), found: by_type.values().map(|t| t.found).sum() };
         worst = worst.min(all.share());
@@ -215,6 +266,9 @@ async fn main() -> memstr::Result<()> {
                 "  memories: persona by state {:?}; archived {}; deleted (tombstones) {}; unanswerable questions with hits {}/{}",
                 c.persona, c.archived, c.deleted, unanswerable_hits, unanswerable
             );
+            for g in &grid_out {
+                println!("  grid {g}");
+            }
             if args.iter().any(|a| a == "--misses") {
                 for m in &misses {
                     println!("  miss: {m}");

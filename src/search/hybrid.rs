@@ -114,6 +114,13 @@ pub struct Weights {
     pub k: Option<f64>,
     /// Candidates taken from each of FTS5 and the vector index.
     pub pool: usize,
+    /// A memory that is asleep (archived, forgotten, dissolved) comes back only as one of
+    /// the best matches: its matching score at least this share of the best candidate's ...
+    pub revive_share: f64,
+    /// ... and, with the model, a cosine with the query of at least this ...
+    pub revive_cosine: f64,
+    /// ... or, without the model, at least this share of the query's content words.
+    pub revive_coverage: f64,
 }
 
 impl Default for Weights {
@@ -137,6 +144,9 @@ impl Default for Weights {
             episode_seeds: 10,
             k: Some(60.0),
             pool: 100,
+            revive_share: 0.8,
+            revive_cosine: 0.5,
+            revive_coverage: 0.5,
         }
     }
 }

@@ -259,14 +259,14 @@ struct Cue {
 impl Cue {
     /// A strong cue: the candidate is (nearly) the best match of the query, and the match
     /// stands on its own: a close meaning with the model, most of the query's words without.
-    fn is_strong(&self, terms: &[String], text: &str, has_query_vec: bool) -> bool {
-        if self.best <= 0.0 || self.matching < search::REVIVE_SHARE * self.best {
+    fn is_strong(&self, w: &Weights, terms: &[String], text: &str, has_query_vec: bool) -> bool {
+        if self.best <= 0.0 || self.matching < w.revive_share * self.best {
             return false;
         }
         match (has_query_vec, self.cosine) {
-            (true, Some(cos)) => cos >= search::REVIVE_COSINE,
+            (true, Some(cos)) => cos >= w.revive_cosine,
             (true, None) => false,
-            (false, _) => search::term_coverage(terms, text) >= search::REVIVE_COVERAGE,
+            (false, _) => search::term_coverage(terms, text) >= w.revive_coverage,
         }
     }
 }
@@ -445,7 +445,7 @@ fn candidates(
         };
         let revived = asleep && q.revive && {
             let cue = Cue { matching: match_of[&rid], best: best_match, cosine: cosine.get(&rid).copied() };
-            cue.is_strong(&cue_terms, &found.text(), has_query_vec)
+            cue.is_strong(w, &cue_terms, &found.text(), has_query_vec)
         };
         if asleep && !revived {
             continue;
