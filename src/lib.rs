@@ -51,7 +51,7 @@ pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
 #[cfg(feature = "sync")]
 pub use store::RelayInfo;
 pub use store::{
-    Clock, ConsolidationReport, FactVersion, GraphNeighbour, ImportReport, Ingested, LifecycleOptions, ManualClock,
-    MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport, StoreOptions, StoreStats, SystemClock,
-    FUTURE_SLACK,
+    address_of, Clock, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, ImportReport, Ingested,
+    LifecycleOptions, ManualClock, MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport,
+    Resolved, StoreOptions, StoreStats, SystemClock, FUTURE_SLACK,
 };

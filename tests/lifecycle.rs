@@ -190,9 +190,10 @@ async fn pinned_memories_never_decay_nor_get_pruned() {
     assert!(report.deleted.is_empty());
     clock.set(later + 31.0 * DAY);
     let report = store.persona_prune().await.unwrap();
-    assert_eq!(report.deleted, vec!["people/facts/old".to_string()]);
-    assert!(report.transitions.is_empty(), "{report:?}");
+    assert_eq!(report.archived, vec!["people/facts/old".to_string()]);
+    assert!(report.deleted.is_empty() && report.transitions.is_empty(), "{report:?}");
     let m = peek(&store, "self/facts/name").await.expect("pinned memory kept");
+    assert_eq!(m.sync.life.archived_at, None, "a pinned memory never reaches the archive");
     assert_eq!(m.state, MemoryState::Active);
     assert_eq!(m.sync.life.dissolved_at, None);
 
@@ -238,7 +239,7 @@ async fn recalling_a_fading_memory_makes_it_active_again() {
 // ---------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn prune_reports_transitions_and_deletes_thirty_days_after_dissolving() {
+async fn prune_reports_transitions_and_archives_thirty_days_after_dissolving() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_quiet(dir.path(), T0).await;
     let bob = "people/facts/bob-cello";
@@ -263,9 +264,11 @@ async fn prune_reports_transitions_and_deletes_thirty_days_after_dissolving() {
     let r = store.persona_prune().await.unwrap();
     assert_eq!(of(&r, bob), [(MemoryState::Fading, MemoryState::Forgotten)]);
     assert_eq!(of(&r, carol), [(MemoryState::Fading, MemoryState::Forgotten)]);
-    // Forgotten memories leave search results, unless asked for by state.
+    // Forgotten memories leave search results, unless asked for by state or revived by a
+    // strong cue.
     let mut q = SearchQuery::new("cello");
     q.strengthen = false;
+    q.revive = false;
     let hits = store.search(q.clone()).await.unwrap();
     let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
     assert_eq!(paths, [persona_path("people/facts/alice-cello")]);
@@ -296,9 +299,35 @@ async fn prune_reports_transitions_and_deletes_thirty_days_after_dissolving() {
     let before = store.stats().await.unwrap();
     clock.set(dissolved_at + 31.0 * DAY);
     let r = store.persona_prune().await.unwrap();
-    assert_eq!(r.deleted, vec![bob.to_string()]);
-    assert!(of(&r, bob).is_empty());
+    assert_eq!(r.archived, vec![bob.to_string()]);
+    assert!(r.deleted.is_empty() && of(&r, bob).is_empty(), "{r:?}");
+    let m = peek(&store, bob).await.expect("archived, not deleted");
+    assert_eq!(m.sync.life.archived_at, Some(dissolved_at + 31.0 * DAY));
+    let after = store.stats().await.unwrap();
+    assert_eq!((after.persona, after.deleted), (before.persona, before.deleted));
+    assert!(store.export_events().await.unwrap().iter().all(|e| e.kind != Kind::from(5)), "nothing deleted");
+    // Pruning leaves an archived memory be.
+    assert_eq!(store.persona_prune().await.unwrap().count(), 0);
+}
+
+#[tokio::test]
+async fn dissolve_delete_policy_deletes_thirty_days_after_dissolving() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut life = quiet();
+    life.dissolve = memstr::Dissolve::Delete;
+    let (store, clock) = open_with(dir.path(), T0, life, None).await;
+    let bob = "people/facts/bob-cello";
+    store.persona_remember(input(bob, "Bob plays the cello")).await.unwrap();
+    store.fact_set("people", "bob", "instrument", "cello").await.unwrap();
+    let dissolved_at = T0 + 400.0 * DAY;
+    clock.set(dissolved_at);
+    store.persona_prune().await.unwrap();
+    let before = store.stats().await.unwrap();
+    clock.set(dissolved_at + 31.0 * DAY);
+    let r = store.persona_prune().await.unwrap();
+    assert_eq!(r.deleted, vec![bob.to_string()], "keyed facts are never deleted by the lifecycle: {r:?}");
     assert!(peek(&store, bob).await.is_none());
+    assert_eq!(store.fact_get("people", "bob", "instrument").await.unwrap().as_deref(), Some("cello"));
     let after = store.stats().await.unwrap();
     assert_eq!(after.persona, before.persona - 1);
     assert_eq!(after.deleted, before.deleted + 1);

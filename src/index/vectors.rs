@@ -177,6 +177,17 @@ impl VectorIndex {
         missing
     }
 
+    /// Blanks every point of record `rid`, its current vector and those of its earlier
+    /// versions, and forgets the record (a purge). Returns how many points were blanked.
+    pub fn blank(&mut self, rid: i64) -> usize {
+        self.newest.remove(&rid);
+        let nodes: Vec<u32> = (0..self.rids.len() as u32).filter(|&n| self.rids[n as usize] == rid).collect();
+        for &node in &nodes {
+            self.hnsw.blank(node);
+        }
+        nodes.len()
+    }
+
     /// The `k` records whose current vectors are nearest `query`, best first. Points of
     /// older versions are passed over; the search widens until it has `k` or has looked
     /// at every point.

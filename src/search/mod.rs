@@ -207,6 +207,27 @@ pub fn content_terms(query: &str) -> Vec<String> {
     }
 }
 
+/// A memory that is asleep (archived, forgotten, dissolved) comes back in a search only as
+/// one of the best matches: its matching score at least this share of the best one's.
+pub const REVIVE_SHARE: f64 = 0.8;
+/// ... and, with the model, a cosine with the query of at least this.
+pub const REVIVE_COSINE: f64 = 0.5;
+/// ... or, without the model, at least this share of the query's content words.
+pub const REVIVE_COVERAGE: f64 = 0.5;
+
+/// The share of `terms` (content words of a query) that `text` contains, a word counting
+/// when it shares its first five letters with one of the text's (a light stemmer:
+/// "birthday"/"birthdays", "deploy"/"deployed").
+pub fn term_coverage(terms: &[String], text: &str) -> f64 {
+    if terms.is_empty() {
+        return 0.0;
+    }
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    let words: std::collections::HashSet<String> = tokenize(text).iter().map(|w| stem(w)).collect();
+    let hit = terms.iter().filter(|t| words.contains(&stem(t))).count();
+    hit as f64 / terms.len() as f64
+}
+
 /// Dot product of two vectors (their cosine, for unit vectors), in f64.
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
     a.iter().zip(b).map(|(x, y)| (x * y) as f64).sum()
