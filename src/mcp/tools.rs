@@ -136,58 +136,31 @@ enum Target {
     Journal(crate::JournalEntry),
 }
 
-impl Target {
-    fn address(&self) -> String {
-        match self {
-            Target::Persona(m) => m.address(),
-            Target::Kv(m) => format!("kv/{}", m.key),
-            Target::Journal(j) => render::journal_address(j.created_at),
-        }
-    }
-}
-
 /// Journal entries scanned to find one by its time.
 const JOURNAL_SCAN: usize = 10_000;
 
-/// Resolves `reference`: `domain/facet/key`, `kv/<key>`, `journal/<ts>`, a record path
-/// (`sense-memory/...`), or a bare key (a persona key or a flat key; several matches are
-/// [`Error::Ambiguous`]). Reads without counting an access.
+/// The memory `reference` names ([`MemoryStore::resolve`]: an address, a d tag, or a bare
+/// key; several matches are [`Error::Ambiguous`]), read without counting an access.
 async fn resolve(store: &MemoryStore, reference: &str) -> Result<Target, Error> {
-    let r = reference.trim();
-    let r = r.strip_prefix("sense-memory/persona/").unwrap_or(r);
-    if let Some(key) = r.strip_prefix("kv/").or_else(|| r.strip_prefix("sense-memory/")) {
-        return store.recall(key).await?.map(Target::Kv).ok_or_else(|| Error::NotFound(reference.into()));
-    }
-    if let Some(ts) = r.strip_prefix("journal/").or_else(|| r.strip_prefix("sense-journal/")) {
-        let ts: f64 = ts.parse().map_err(|_| Error::NotFound(reference.into()))?;
-        let entries = store.recent(JOURNAL_SCAN).await?;
-        return entries
-            .into_iter()
-            .find(|j| j.created_at == ts)
-            .map(Target::Journal)
-            .ok_or_else(|| Error::NotFound(reference.into()));
-    }
-    let parts: Vec<&str> = r.split('/').collect();
-    if let [domain, facet, key] = parts[..] {
-        let found = store.persona_peek(PersonaQuery::exact(domain, facet, key)).await?;
-        return found.into_iter().next().map(Target::Persona).ok_or_else(|| Error::NotFound(reference.into()));
-    }
-    if parts.len() != 1 || r.is_empty() {
-        return Err(Error::NotFound(reference.into()));
-    }
-    let mut found: Vec<Target> = store
-        .persona_peek(PersonaQuery { key: Some(r.to_string()), ..PersonaQuery::all() })
-        .await?
-        .into_iter()
-        .map(Target::Persona)
-        .collect();
-    if let Some(m) = store.recall(r).await? {
-        found.push(Target::Kv(m));
-    }
-    match found.len() {
-        0 => Err(Error::NotFound(reference.into())),
-        1 => Ok(found.pop().expect("one")),
-        _ => Err(Error::Ambiguous { key: reference.into(), candidates: found.iter().map(Target::address).collect() }),
+    let found = store.resolve(reference).await?;
+    let missing = || Error::NotFound(reference.to_string());
+    match found.kind {
+        "persona" => {
+            let parts: Vec<&str> = found.address.splitn(3, '/').collect();
+            let [domain, facet, key] = parts[..] else { return Err(missing()) };
+            let m = store.persona_peek(PersonaQuery::exact(domain, facet, key)).await?;
+            m.into_iter().next().map(Target::Persona).ok_or_else(missing)
+        }
+        "kv" => {
+            let key = found.address.strip_prefix("kv/").unwrap_or(&found.address);
+            store.recall(key).await?.map(Target::Kv).ok_or_else(missing)
+        }
+        "journal" => {
+            let ts: f64 = found.address.strip_prefix("journal/").and_then(|t| t.parse().ok()).ok_or_else(missing)?;
+            let entries = store.recent(JOURNAL_SCAN).await?;
+            entries.into_iter().find(|j| j.created_at == ts).map(Target::Journal).ok_or_else(missing)
+        }
+        _ => Err(missing()),
     }
 }
 
@@ -506,12 +479,7 @@ Use it when the user asks you to forget something or a memory is wrong and shoul
             Ok(k) => k,
             Err(e) => return fail(e),
         };
-        let flat = match resolve(&self.store, reference).await {
-            Ok(Target::Kv(m)) => Some(m.key),
-            Ok(_) => None,
-            Err(e) => return store_error(e),
-        };
-        match verbs::forget(&self.store, reference, flat.as_deref()).await {
+        match verbs::forget(&self.store, reference).await {
             Ok(address) => ok(format!("forgot {address}"), json!({"forgotten": address})),
             Err(e) => store_error(e),
         }
