@@ -54,6 +54,9 @@ fn client(mode: &str, args: &[&str], dir: &Path) {
     let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "the MCP client failed in mode {mode}:\n{stdout}\n{stderr}");
     assert!(stdout.contains(&format!("ok ({mode})")), "no success line:\n{stdout}\n{stderr}");
+    for l in stderr.lines().filter(|l| l.contains("seen through")) {
+        eprintln!("{l}");
+    }
 }
 
 /// A `memstr mcp --http` server on a free loopback port, stopped with SIGTERM on drop.
