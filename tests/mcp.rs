@@ -136,7 +136,8 @@ fn http_refuses_to_start_without_a_token_or_on_a_public_address() {
     let out = memstr(dir.path()).args(["mcp", "--http", "127.0.0.1:0"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("MEMSTR_MCP_TOKEN"), "{out:?}");
-    let out = memstr(dir.path()).args(["mcp", "--http", "127.0.0.1:0"]).env("MEMSTR_MCP_TOKEN", "short").output().unwrap();
+    let out =
+        memstr(dir.path()).args(["mcp", "--http", "127.0.0.1:0"]).env("MEMSTR_MCP_TOKEN", "short").output().unwrap();
     assert!(!out.status.success(), "a 5-character token was accepted");
     let out = memstr(dir.path()).args(["mcp", "--http", "0.0.0.0:0"]).env("MEMSTR_MCP_TOKEN", TOKEN).output().unwrap();
     assert!(!out.status.success());
@@ -158,15 +159,20 @@ fn end_of_input_shuts_stdio_down_cleanly_with_every_access_signed() {
     send(serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     // One at a time: the server runs requests concurrently.
     for (id, name, args) in [
-        (2, "remember", serde_json::json!({"content": "Carol's birthday is on the fourth of May", "domain": "people", "key": "carol-birthday"})),
+        (
+            2,
+            "remember",
+            serde_json::json!({"content": "Carol's birthday is on the fourth of May", "domain": "people", "key": "carol-birthday"}),
+        ),
         (3, "recall", serde_json::json!({"key": "people/general/carol-birthday"})),
     ] {
-        send(serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}));
+        send(
+            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}),
+        );
         line.clear();
         stdout.read_line(&mut line).unwrap();
         assert!(line.contains("\"isError\":false"), "{line}");
     }
-    drop(send);
     drop(stdin);
     // End of input: the server signs the recall's access and exits 0.
     let start = Instant::now();

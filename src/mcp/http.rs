@@ -63,7 +63,9 @@ impl HttpOptions {
             return Ok(SocketAddr::from(([127, 0, 0, 1], port)));
         }
         s.parse().map_err(|_| {
-            ServeError::Config(format!("{s:?} is not an address to listen on: use 127.0.0.1:8765, [::1]:8765 or a port"))
+            ServeError::Config(format!(
+                "{s:?} is not an address to listen on: use 127.0.0.1:8765, [::1]:8765 or a port"
+            ))
         })
     }
 
@@ -168,7 +170,8 @@ async fn guard(State(g): State<Arc<Guard>>, request: Request, next: Next) -> Res
         }
     }
     if !g.token_ok(request.headers().get(header::AUTHORIZATION)) {
-        let mut r = (StatusCode::UNAUTHORIZED, "Unauthorized: send Authorization: Bearer <MEMSTR_MCP_TOKEN>").into_response();
+        let mut r =
+            (StatusCode::UNAUTHORIZED, "Unauthorized: send Authorization: Bearer <MEMSTR_MCP_TOKEN>").into_response();
         r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"memstr\""));
         return r;
     }
@@ -223,10 +226,25 @@ mod tests {
     #[test]
     fn loopback_origins_pass_and_others_need_naming() {
         let g = guard_with(&["https://app.example.com"]);
-        for ok in ["http://localhost:3000", "http://127.0.0.1", "https://[::1]:8443", "http://127.0.0.2:1", "https://app.example.com:443", "HTTPS://APP.example.com/"] {
+        for ok in [
+            "http://localhost:3000",
+            "http://127.0.0.1",
+            "https://[::1]:8443",
+            "http://127.0.0.2:1",
+            "https://app.example.com:443",
+            "HTTPS://APP.example.com/",
+        ] {
             assert!(g.origin_allowed(&HeaderValue::from_static(ok)), "{ok}");
         }
-        for bad in ["http://evil.example", "null", "http://localhost.evil.com", "http://127.0.0.1.nip.io", "https://app.example.com:8443", "file://", "http://app.example.com"] {
+        for bad in [
+            "http://evil.example",
+            "null",
+            "http://localhost.evil.com",
+            "http://127.0.0.1.nip.io",
+            "https://app.example.com:8443",
+            "file://",
+            "http://app.example.com",
+        ] {
             assert!(!g.origin_allowed(&HeaderValue::from_static(bad)), "{bad}");
         }
     }
@@ -236,7 +254,9 @@ mod tests {
         let g = guard_with(&[]);
         let t = "x".repeat(20);
         assert!(g.token_ok(Some(&HeaderValue::from_str(&format!("Bearer {t}")).unwrap())));
-        for bad in [format!("Bearer {t}x"), format!("Bearer {}", &t[1..]), t.clone(), format!("Basic {t}"), String::new()] {
+        for bad in
+            [format!("Bearer {t}x"), format!("Bearer {}", &t[1..]), t.clone(), format!("Basic {t}"), String::new()]
+        {
             assert!(!g.token_ok(Some(&HeaderValue::from_str(&bad).unwrap())), "{bad}");
         }
         assert!(!g.token_ok(None));

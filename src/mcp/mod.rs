@@ -23,9 +23,7 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 
 pub use http::HttpOptions;
-pub use tools::{
-    slug, MemoryServer, DEFAULT_DOMAIN, DEFAULT_FACET, DEFAULT_RESULT_TOKENS, MAX_RESULT_TOKENS,
-};
+pub use tools::{slug, MemoryServer, DEFAULT_DOMAIN, DEFAULT_FACET, DEFAULT_RESULT_TOKENS, MAX_RESULT_TOKENS};
 
 use crate::sync::SyncOptions;
 use crate::MemoryStore;

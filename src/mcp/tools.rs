@@ -69,9 +69,10 @@ fn store_error(e: Error) -> ToolResult {
             "that key names several memories: {}. Call again with one of these addresses.",
             candidates.join(", ")
         )),
-        Error::NotFound(r) => {
-            fail(format!("no memory matches {}. Use `search` to find its address, then call again with it.", quoted(&r)))
-        }
+        Error::NotFound(r) => fail(format!(
+            "no memory matches {}. Use `search` to find its address, then call again with it.",
+            quoted(&r)
+        )),
         Error::Validation(v) => fail(format!("invalid input: {v}. Fix that argument and call again.")),
         Error::ReadOnlyStore(_) | Error::EvaluateOnly(_) => fail(format!("{e}")),
         other => fail(format!("memstr could not do that: {other}")),
@@ -97,7 +98,10 @@ fn budget(max_tokens: Option<u32>, default: usize) -> Result<usize, String> {
 fn non_empty<'a>(field: &str, value: &'a str) -> Result<&'a str, String> {
     let v = value.trim();
     if v.is_empty() {
-        return Err(format!("`{field}` is empty: give the text to {}", if field == "query" { "search for" } else { "use" }));
+        return Err(format!(
+            "`{field}` is empty: give the text to {}",
+            if field == "query" { "search for" } else { "use" }
+        ));
     }
     Ok(v)
 }
@@ -130,6 +134,7 @@ pub fn slug(content: &str) -> String {
 }
 
 /// What a reference names, resolved with the store's read verbs.
+#[allow(clippy::large_enum_variant)] // one at a time, never stored
 enum Target {
     Persona(crate::PersonaMemory),
     Kv(crate::Memory),
@@ -556,7 +561,9 @@ token budget (default 500). Call it at the start of a conversation or task."
             Ok(c) => {
                 let body = if c.text.is_empty() { "(no active memories yet)".to_string() } else { c.text.clone() };
                 ok(
-                    format!("{DATA_NOTICE}\nActive persona (compressed; recall an address for a memory in full):\n{body}"),
+                    format!(
+                        "{DATA_NOTICE}\nActive persona (compressed; recall an address for a memory in full):\n{body}"
+                    ),
                     json!({"context": c.text, "included": c.included, "omitted": c.omitted, "estimated_tokens": c.estimated_tokens}),
                 )
             }
@@ -588,10 +595,8 @@ token budget (default 500). Call it at the start of a conversation or task."
         }
     }
 
-    #[tool(
-        description = "Set a keyed fact: one current value per subject and attribute (alice / employer = Acme). \
-The previous value is kept in the fact's history."
-    )]
+    #[tool(description = "Set a keyed fact: one current value per subject and attribute (alice / employer = Acme). \
+The previous value is kept in the fact's history.")]
     async fn fact_set(&self, Parameters(a): Parameters<FactSetArgs>) -> ToolResult {
         let domain = a.domain.as_deref().map(str::trim).filter(|d| !d.is_empty()).unwrap_or(DEFAULT_DOMAIN);
         match self.store.fact_set(domain, a.subject.trim(), a.attribute.trim(), &a.value).await {
@@ -608,10 +613,9 @@ The previous value is kept in the fact's history."
         let domain = a.domain.as_deref().map(str::trim).filter(|d| !d.is_empty()).unwrap_or(DEFAULT_DOMAIN);
         let address = format!("{domain}/facts/{}:{}", a.subject.trim(), a.attribute.trim());
         match self.store.fact_get(domain, a.subject.trim(), a.attribute.trim()).await {
-            Ok(Some(v)) => ok(
-                format!("{DATA_NOTICE}\n{address} = {}", quoted(&v)),
-                json!({"address": address, "value": v}),
-            ),
+            Ok(Some(v)) => {
+                ok(format!("{DATA_NOTICE}\n{address} = {}", quoted(&v)), json!({"address": address, "value": v}))
+            }
             Ok(None) => fail(format!("no fact {address}: set it with fact_set, or search for the subject")),
             Err(e) => store_error(e),
         }
@@ -636,7 +640,10 @@ The previous value is kept in the fact's history."
                     .iter()
                     .map(|v| json!({"value": v.value, "from": iso(v.from), "until": v.until.map(iso)}))
                     .collect();
-                ok(format!("{DATA_NOTICE}\n{address}:\n{}", lines.join("\n")), json!({"address": address, "history": versions}))
+                ok(
+                    format!("{DATA_NOTICE}\n{address}:\n{}", lines.join("\n")),
+                    json!({"address": address, "history": versions}),
+                )
             }
             Err(e) => store_error(e),
         }
@@ -645,15 +652,16 @@ The previous value is kept in the fact's history."
     #[tool(description = "Link two related persona memories (each by key or domain/facet/key), both ways.")]
     async fn connect(&self, Parameters(a): Parameters<ConnectArgs>) -> ToolResult {
         match self.store.persona_connect(a.a.trim(), a.b.trim()).await {
-            Ok(()) => ok(format!("connected {} and {}", a.a.trim(), a.b.trim()), json!({"connected": [a.a.trim(), a.b.trim()]})),
+            Ok(()) => ok(
+                format!("connected {} and {}", a.a.trim(), a.b.trim()),
+                json!({"connected": [a.a.trim(), a.b.trim()]}),
+            ),
             Err(e) => store_error(e),
         }
     }
 
-    #[tool(
-        description = "Mark an old persona memory as contradicted and superseded by a new one (each by key or \
-domain/facet/key): the old one fades four times faster."
-    )]
+    #[tool(description = "Mark an old persona memory as contradicted and superseded by a new one (each by key or \
+domain/facet/key): the old one fades four times faster.")]
     async fn contradict(&self, Parameters(a): Parameters<ContradictArgs>) -> ToolResult {
         match self.store.persona_contradict(a.old.trim(), a.new.trim()).await {
             Ok(()) => ok(
@@ -690,10 +698,8 @@ connections and revisions. Use it now and then to tidy memory."
         }
     }
 
-    #[tool(
-        description = "Run one consolidation cycle: move memories to the state their decay puts them in, promote \
-recurring journal content to memories, link similar memories, strengthen links used together."
-    )]
+    #[tool(description = "Run one consolidation cycle: move memories to the state their decay puts them in, promote \
+recurring journal content to memories, link similar memories, strengthen links used together.")]
     async fn consolidate(&self) -> ToolResult {
         match self.store.consolidate().await {
             Ok(r) => {
