@@ -34,6 +34,8 @@ mod error;
 pub mod identity;
 pub mod index;
 pub mod lifecycle;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 
 pub use codec::{names_plain_path, DTagMode, Embedding, Path as MemoryPath};

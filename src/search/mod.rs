@@ -6,6 +6,7 @@
 
 pub mod hybrid;
 pub mod query;
+pub mod time;
 
 pub use hybrid::{Found, Kind, SearchHit, SearchQuery, Signal, Weights};
 

@@ -10,7 +10,7 @@ use super::apply::{embedding_text, text_hash};
 use super::MemoryStore;
 use crate::codec::Payload;
 use crate::error::{Error, Result};
-use crate::index::vectors::{from_blob, to_blob, VectorIndex};
+use crate::index::vectors::{from_blob, to_blob, IndexLock, VectorIndex};
 use crate::index::Embedder;
 
 /// Texts per model call when catching up.
@@ -31,6 +31,9 @@ pub(crate) struct VectorState {
     seal: Option<crate::at_rest::IndexKey>,
     /// Points inserted since the index was last saved.
     pub unsaved: std::sync::atomic::AtomicUsize,
+    /// Whether this process saves the index files (another process on the same store may
+    /// own them: [`IndexLock`]).
+    pub lock: Arc<IndexLock>,
     /// Held by `index_pending`: two catch-ups at once (a search and a consolidation) would
     /// embed the same records and insert their points twice.
     pub pending: tokio::sync::Mutex<()>,
@@ -62,12 +65,15 @@ impl VectorState {
             conn.execute("DELETE FROM vectors WHERE model != ?1", [&model])?;
         }
         let dir = VectorIndex::dir_for(db);
+        let lock = Arc::new(IndexLock::new(db));
+        lock.acquire();
         let (db, thread_dir) = (db.to_path_buf(), dir.clone());
         let loader = std::thread::Builder::new()
             .name("memstr-vectors".into())
             .spawn({
                 let at_rest = at_rest.clone();
-                move || load_or_build(&db, &thread_dir, &model, dims, at_rest.as_deref())
+                let lock = lock.clone();
+                move || load_or_build(&db, &thread_dir, &model, dims, at_rest.as_deref(), &lock)
             })
             .map_err(|e| Error::Task(format!("starting the vector index loader: {e}")))?;
         Ok(VectorState {
@@ -77,6 +83,7 @@ impl VectorState {
             dir,
             seal: at_rest.map(|k| k.index.clone()),
             unsaved: std::sync::atomic::AtomicUsize::new(0),
+            lock,
             pending: tokio::sync::Mutex::new(()),
         })
     }
@@ -98,7 +105,13 @@ impl VectorState {
         Ok(self.index.get().expect("set just above"))
     }
 
+    /// Saves the index when this process owns it ([`IndexLock`]); otherwise leaves the
+    /// files to their owner and keeps its points counted as unsaved.
     pub(crate) fn save(&self) -> Result<()> {
+        if !self.lock.acquire() {
+            tracing::debug!("vector index owned by another process: not saved");
+            return Ok(());
+        }
         let index = self.index()?.read().map_err(|_| Error::Task("vector index poisoned".into()))?;
         index.save_with(&self.dir, self.seal.as_ref())?;
         self.unsaved.store(0, std::sync::atomic::Ordering::SeqCst);
@@ -116,6 +129,7 @@ fn load_or_build(
     model: &str,
     dims: usize,
     at_rest: Option<&crate::at_rest::StoreKeys>,
+    lock: &IndexLock,
 ) -> Result<(VectorIndex, usize)> {
     let conn = rusqlite::Connection::open_with_flags(
         db,
@@ -178,7 +192,7 @@ fn load_or_build(
             }
         }
     }
-    let unsaved = if added > 0 {
+    let unsaved = if added > 0 && lock.acquire() {
         match index.save_with(dir, seal) {
             Ok(()) => 0,
             Err(e) => {
@@ -187,7 +201,7 @@ fn load_or_build(
             }
         }
     } else {
-        0
+        added
     };
     super::release_free_memory();
     Ok((index, unsaved))
@@ -354,6 +368,14 @@ impl MemoryStore {
                 .await?;
             total += stored;
         }
+    }
+
+    /// Whether this handle saves the store's vector index: it holds the advisory lock
+    /// beside the index ([`IndexLock`]), which one process at a time can take. `false`
+    /// without vectors. Another process on the same store still searches with an index of
+    /// its own in memory, but leaves the files to the owner.
+    pub fn owns_vector_index(&self) -> bool {
+        self.inner.vectors.as_ref().is_some_and(|v| v.lock.acquire())
     }
 
     /// Whether semantic search is on (an embedder was given at open).

@@ -224,6 +224,8 @@ enum Command {
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Serve memory to agents over the Model Context Protocol (docs/agents.md).
+    Mcp(crate::mcp::McpArgs),
     /// Import JSON Lines of signed events, verifying each as untrusted input.
     Import {
         /// Import signed NIP-01 events (the only format for now; required for clarity).
@@ -410,7 +412,7 @@ fn wants_vectors(args: &Args) -> bool {
         Command::Search { no_vectors, .. } => !no_vectors,
         Command::Persona(PersonaCommand::Search { .. }) => true,
         Command::Persona(PersonaCommand::Add { gate: true, .. }) => true,
-        Command::Introspect | Command::Consolidate => true,
+        Command::Introspect | Command::Consolidate | Command::Mcp(_) => true,
         _ => false,
     }
 }
@@ -620,6 +622,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 return Ok(ExitCode::from(3));
             }
         }
+        Command::Mcp(mcp) => crate::mcp::run(mcp, store).await?,
         Command::Status => out.status(&store.stats().await?, &store.relays().await?),
         Command::Introspect => out.introspection(&store.persona_introspect().await?),
         Command::Prune => out.prune(&store.persona_prune().await?),
