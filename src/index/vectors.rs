@@ -188,6 +188,22 @@ impl VectorIndex {
         nodes.len()
     }
 
+    /// Blanks every point that is no record's current vector (deleted or purged records,
+    /// earlier versions of a text) and still holds one; returns how many it blanked. The
+    /// process that owns the index calls it after reconciling with the `vectors` table, so
+    /// a purge made by another process leaves no vector in the saved files either.
+    pub fn blank_unreferenced(&mut self) -> usize {
+        let mut blanked = 0;
+        for node in 0..self.rids.len() as u32 {
+            let current = self.newest.get(&self.rids[node as usize]) == Some(&node);
+            if !current && self.hnsw.point(node).iter().any(|&x| x != 0) {
+                self.hnsw.blank(node);
+                blanked += 1;
+            }
+        }
+        blanked
+    }
+
     /// The `k` records whose current vectors are nearest `query`, best first. Points of
     /// older versions are passed over; the search widens until it has `k` or has looked
     /// at every point.

@@ -112,7 +112,8 @@ impl VectorState {
             tracing::debug!("vector index owned by another process: not saved");
             return Ok(());
         }
-        let index = self.index()?.read().map_err(|_| Error::Task("vector index poisoned".into()))?;
+        let mut index = self.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+        index.blank_unreferenced();
         index.save_with(&self.dir, self.seal.as_ref())?;
         self.unsaved.store(0, std::sync::atomic::Ordering::SeqCst);
         Ok(())
@@ -192,7 +193,10 @@ fn load_or_build(
             }
         }
     }
-    let unsaved = if added > 0 && lock.acquire() {
+    // Only the owner rewrites the files: it blanks the points of records deleted or purged
+    // since the last save (by any process), so no vector of a purged memory stays on disk.
+    let blanked = if lock.acquire() { index.blank_unreferenced() } else { 0 };
+    let unsaved = if (added > 0 || blanked > 0) && lock.acquire() {
         match index.save_with(dir, seal) {
             Ok(()) => 0,
             Err(e) => {
