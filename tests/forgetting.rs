@@ -268,3 +268,45 @@ async fn through_a_relay_an_archive_restores_on_a_second_device_and_a_purge_is_g
         assert!(matches!(fresh.resolve(address).await, Err(Error::NotFound(_))), "{address}: the relay holds no copy");
     }
 }
+
+/// Whether any file of the saved vector index holds `point` (an int8 vector's bytes).
+fn index_holds(db_dir: &std::path::Path, point: &[i8]) -> bool {
+    let bytes: Vec<u8> = point.iter().map(|&x| x as u8).collect();
+    let dir = db_dir.join("memstr.db.vectors");
+    std::fs::read_dir(&dir).unwrap().any(|f| {
+        let data = std::fs::read(f.unwrap().path()).unwrap();
+        data.windows(bytes.len()).any(|w| w == bytes.as_slice())
+    })
+}
+
+#[tokio::test]
+async fn a_purge_by_a_process_that_does_not_own_the_index_leaves_no_vector_on_disk() {
+    let dir = tempfile::tempdir().unwrap();
+    let model: std::sync::Arc<dyn memstr::index::Embedder> = std::sync::Arc::new(onnx_embedder());
+    let open = |m: std::sync::Arc<dyn memstr::index::Embedder>| {
+        let path = dir.path().join("memstr.db");
+        async move { MemoryStore::open(path, test_identity(), memstr::StoreOptions::default().embedder(m)).await.unwrap() }
+    };
+    let a = open(model.clone()).await;
+    a.remember("gate-code", "the garage gate code is 4417").await.unwrap();
+    a.remember("editor", "helix").await.unwrap();
+    a.index_pending().await.unwrap();
+    a.close().await.unwrap();
+    let point =
+        memstr::index::vectors::quantize(&model.embed(&["gate-code: the garage gate code is 4417"]).unwrap()[0]);
+    assert!(index_holds(dir.path(), &point), "the saved index holds the memory's vector");
+
+    // A server holds the index; a CLI command (another handle) purges the memory.
+    let server = open(model.clone()).await;
+    assert!(server.owns_vector_index());
+    let cli = open(model.clone()).await;
+    assert!(!cli.owns_vector_index());
+    cli.purge("gate-code").await.unwrap();
+    cli.close().await.unwrap();
+    server.close().await.unwrap();
+    // The next owner's loader reconciles with SQLite and blanks the purged point.
+    let next = open(model.clone()).await;
+    next.index_pending().await.unwrap();
+    next.close().await.unwrap();
+    assert!(!index_holds(dir.path(), &point), "the purged memory's vector is gone from the index files");
+}
