@@ -114,10 +114,16 @@ async fn main() -> memstr::Result<()> {
     // `--grid NAME=V1,V2,...` also asks every question under each value (for tuning on dev).
     let mut base = serde_json::to_value(memstr::search::Weights::default()).expect("weights serialise");
     let mut grid: Option<(String, Vec<Value>)> = None;
+    let mut variant_specs: Vec<String> = Vec::new();
     let mut file = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--variant" => {
+                // NAME=VALUE;NAME=VALUE: one more set of weights every question is asked under.
+                let spec = it.next().expect("NAME=VALUE;...");
+                variant_specs.push(spec.clone());
+            }
             "--set" | "--grid" => {
                 let kv = it.next().expect("NAME=VALUE");
                 let (k, v) = kv.split_once('=').expect("NAME=VALUE");
@@ -133,11 +139,21 @@ async fn main() -> memstr::Result<()> {
         }
     }
     let Some(file) = file else {
-        eprintln!("usage: workload FILE [--no-vectors] [--json] [--misses] [--set NAME=VALUE] [--grid NAME=V1,V2]");
+        eprintln!(
+            "usage: workload FILE [--no-vectors] [--json] [--misses] [--set NAME=VALUE] [--grid NAME=V1,V2] [--variant 'A=1;B=2']"
+        );
         std::process::exit(2);
     };
     let weights: memstr::search::Weights = serde_json::from_value(base.clone()).expect("valid weights");
     let mut variants: Vec<(String, memstr::search::Weights)> = Vec::new();
+    for spec in &variant_specs {
+        let mut w = base.clone();
+        for kv in spec.split(';') {
+            let (k, v) = kv.split_once('=').expect("NAME=VALUE");
+            w[k] = serde_json::from_str(v).expect("a JSON value");
+        }
+        variants.push((spec.clone(), serde_json::from_value(w).expect("valid weights")));
+    }
     if let Some((k, values)) = &grid {
         for v in values {
             let mut w = base.clone();
