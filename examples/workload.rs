@@ -115,10 +115,15 @@ async fn main() -> memstr::Result<()> {
     let mut base = serde_json::to_value(memstr::search::Weights::default()).expect("weights serialise");
     let mut grid: Option<(String, Vec<Value>)> = None;
     let mut variant_specs: Vec<String> = Vec::new();
+    let mut days: Vec<f64> = CHECKPOINTS.to_vec();
     let mut file = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--days" => {
+                let list = it.next().expect("DAY,DAY");
+                days = list.split(',').map(|d| d.parse().expect("a number of days")).collect();
+            }
             "--variant" => {
                 // NAME=VALUE;NAME=VALUE: one more set of weights every question is asked under.
                 let spec = it.next().expect("NAME=VALUE;...");
@@ -204,7 +209,7 @@ async fn main() -> memstr::Result<()> {
     let questions = data["questions"].as_array().expect("questions");
     let mut report = Vec::new();
     let mut worst = f64::INFINITY;
-    for day in CHECKPOINTS {
+    for day in days.iter().copied() {
         let now = start + day * DAY;
         clock.set(now);
         // A cycle, as a long-running agent gets by itself (prune, promote, link).
