@@ -53,3 +53,5 @@ pub use store::{
     MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport, StoreOptions, StoreStats, SystemClock,
     FUTURE_SLACK,
 };
+#[cfg(feature = "vectors")]
+pub use store::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};

@@ -21,8 +21,10 @@ fn index_of(name: &str) -> usize {
 
 impl MemoryStore {
     /// Searches persona memories, flat memories and journal entries together (see
-    /// [`crate::search::hybrid`]). Records written since the last search are embedded
-    /// first. Forgotten and dissolved persona memories are left out unless `states` asks
+    /// [`crate::search::hybrid`]). At most [`crate::SEARCH_EMBED_BUDGET`] records
+    /// waiting for a vector are embedded first (newest first); the others are found by
+    /// their words until [`MemoryStore::embed_pending`] reaches them. A search signs
+    /// nothing itself (accesses wait for their batch). Forgotten and dissolved persona memories are left out unless `states` asks
     /// for them.
     ///
     /// Retrieval strengthens memory (the testing effect): persona memories returned count
@@ -84,7 +86,9 @@ impl MemoryStore {
     async fn vector_candidates(&self, text: &str, pool: usize) -> Result<Option<(Vec<f32>, Vec<(i64, f64)>)>> {
         #[cfg(feature = "vectors")]
         if let Some(state) = self.inner.vectors.clone() {
-            self.index_pending().await?;
+            // A bounded share of what is pending, signing nothing: the rest is found by its
+            // words until `embed_pending` reaches it.
+            self.embed_for_search().await?;
             let text = text.to_string();
             return tokio::task::spawn_blocking(move || {
                 let q = state.embedder.embed(&[&text])?.pop().unwrap_or_default();
