@@ -206,7 +206,7 @@ impl MemoryStore {
     async fn similar_persona_pairs(&self) -> Result<Vec<(String, String, f64)>> {
         #[cfg(feature = "vectors")]
         if self.inner.vectors.is_some() {
-            self.index_pending().await?;
+            self.embed_persona().await?;
             return self
                 .read(|conn, inner| {
                     let mut stmt = conn.prepare(

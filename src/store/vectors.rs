@@ -230,15 +230,18 @@ pub struct EmbedReport {
 /// Which pending records a pass embeds.
 #[derive(Clone, Default)]
 struct Scope {
+    /// Only persona memories (consolidation and introspection compare those).
+    persona_only: bool,
     /// Only persona memories of this domain and facet (the novelty gate compares those).
     persona_facet: Option<(String, String)>,
 }
 
 impl Scope {
     fn sql(&self) -> &'static str {
-        match self.persona_facet {
-            None => "",
-            Some(_) => " AND kind = 'persona' AND domain = ?2 AND facet = ?3",
+        match (&self.persona_facet, self.persona_only) {
+            (Some(_), _) => " AND kind = 'persona' AND domain = ?2 AND facet = ?3",
+            (None, true) => " AND kind = 'persona'",
+            (None, false) => "",
         }
     }
 
@@ -334,7 +337,16 @@ impl MemoryStore {
     /// compares a new memory with, and nothing else.
     pub(crate) async fn embed_for_gate(&self, domain: &str, facet: &str) -> Result<usize> {
         let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
-        let scope = Scope { persona_facet: Some((domain.to_string(), facet.to_string())) };
+        let scope = Scope { persona_facet: Some((domain.to_string(), facet.to_string())), ..Default::default() };
+        let pass = Pass { max: None, publish: true, wait: true, scope };
+        Ok(self.embed_batches(&state, pass, &mut |_, _| {}).await?.embedded)
+    }
+
+    /// Consolidation's and introspection's share: the pending persona memories, whose
+    /// vectors they compare; journal entries and flat memories wait for their pass.
+    pub(crate) async fn embed_persona(&self) -> Result<usize> {
+        let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
+        let scope = Scope { persona_only: true, ..Default::default() };
         let pass = Pass { max: None, publish: true, wait: true, scope };
         Ok(self.embed_batches(&state, pass, &mut |_, _| {}).await?.embedded)
     }
