@@ -48,10 +48,10 @@ pub mod sync;
 pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
 #[cfg(feature = "sync")]
 pub use store::RelayInfo;
+#[cfg(feature = "vectors")]
+pub use store::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
 pub use store::{
     Clock, ConsolidationReport, FactVersion, GraphNeighbour, ImportReport, Ingested, LifecycleOptions, ManualClock,
     MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport, StoreOptions, StoreStats, SystemClock,
     FUTURE_SLACK,
 };
-#[cfg(feature = "vectors")]
-pub use store::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};

@@ -330,7 +330,10 @@ async fn a_search_embeds_at_most_its_budget_and_finds_the_unembedded_by_their_wo
     // The oldest record: the last a newest-first budget would reach.
     store.journal_at("The zeppelin hangar in Friedrichshafen smelled of varnish", T0 - 600.0).await.unwrap();
     for i in 0..499 {
-        store.journal_at(&format!("Routine standup note number {i} about tickets"), T0 - 500.0 + i as f64).await.unwrap();
+        store
+            .journal_at(&format!("Routine standup note number {i} about tickets"), T0 - 500.0 + i as f64)
+            .await
+            .unwrap();
     }
     let before = store.pending_embeddings().await.unwrap();
     assert_eq!(before, 500);
@@ -358,7 +361,12 @@ async fn a_search_signs_nothing_and_embed_pending_signs_what_it_deferred() {
     // Fewer writes than trigger a consolidation (50), more than one search's budget (32).
     for i in 0..40 {
         store
-            .persona_remember(PersonaInput::new("work", "facts", &format!("project-{i}"), &format!("Project {i} ships in spring")))
+            .persona_remember(PersonaInput::new(
+                "work",
+                "facts",
+                &format!("project-{i}"),
+                &format!("Project {i} ships in spring"),
+            ))
             .await
             .unwrap();
     }

@@ -126,7 +126,10 @@ fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTre
         );
         let mut stmt = conn.prepare(&sql)?;
         let found = stmt.query_map([], |r| {
-            Ok((r.get::<_, i64>(0)?, Row { kind: r.get(1)?, path: r.get(2)?, payload: r.get(3)?, ts: r.get(4)?, pending: r.get(5)? }))
+            Ok((
+                r.get::<_, i64>(0)?,
+                Row { kind: r.get(1)?, path: r.get(2)?, payload: r.get(3)?, ts: r.get(4)?, pending: r.get(5)? },
+            ))
         })?;
         for row in found {
             let (rid, row) = row?;
