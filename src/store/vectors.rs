@@ -570,7 +570,8 @@ impl MemoryStore {
             report.reused += reused;
             report.published += published;
             done += fetched;
-            progress(done.min(total.max(done)), total.max(done));
+            // Records written meanwhile can make more than counted at the start.
+            progress(done, total.max(done));
         }
         Ok(report)
     }
@@ -579,6 +580,19 @@ impl MemoryStore {
     /// a chunk per transaction. Returns how many were signed.
     async fn publish_unsigned_vectors(&self, state: &Arc<VectorState>) -> Result<usize> {
         const CHUNK: i64 = 256;
+        // Usually there are none: a read, not a write transaction, tells.
+        let any: bool = self
+            .read(|conn, _| {
+                Ok(conn.query_row(
+                    "SELECT EXISTS(SELECT 1 FROM records WHERE kind = 'persona' AND needs_vec = 2 AND deleted = 0)",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .await?;
+        if !any {
+            return Ok(0);
+        }
         let mut total = 0;
         loop {
             let (model, dims) = (state.embedder.model_id().to_string(), state.embedder.dims());
