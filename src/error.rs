@@ -51,12 +51,14 @@ pub enum Error {
     #[error("relay: {0}")]
     Relay(String),
 
-    /// A persona reference matched nothing.
-    #[error("no persona memory matches {0:?}")]
+    /// A reference (key, address or d tag) matched no memory.
+    #[error(
+        "no memory matches {0:?}; give a flat key, domain/facet/key, kv/KEY or journal/TS (search finds addresses)"
+    )]
     NotFound(String),
 
-    /// A bare persona key matched memories in several domains or facets.
-    #[error("persona key {key:?} is ambiguous: it exists at {candidates:?}; use domain/facet/key")]
+    /// A bare key matched several memories (flat or persona, in several domains or facets).
+    #[error("key {key:?} is ambiguous: it names {}; give one of these addresses", candidates.join(", "))]
     Ambiguous { key: String, candidates: Vec<String> },
 
     /// Encryption or signing failed.
@@ -167,6 +169,8 @@ pub enum Rule {
     PayloadTooLarge { max: usize, len: usize },
     /// A memory cannot be connected to, or contradict, itself.
     SelfReference,
+    /// Not one of the policy's names (e.g. `archive`, `delete` for the dissolve policy).
+    UnknownPolicy(String),
 }
 
 impl Rule {
@@ -184,6 +188,7 @@ impl Rule {
             Rule::BadTimestamp(_) => "timestamp",
             Rule::PayloadTooLarge { .. } => "nip44-size",
             Rule::SelfReference => "no-self-reference",
+            Rule::UnknownPolicy(_) => "known-policy",
         }
     }
 }
@@ -208,6 +213,7 @@ impl fmt::Display for Rule {
                 write!(f, "encodes to {len} bytes of JSON; NIP-44 encrypts at most {max}")
             }
             Rule::SelfReference => write!(f, "must name a different memory"),
+            Rule::UnknownPolicy(s) => write!(f, "is {s:?}; it must be one of archive, delete"),
         }
     }
 }

@@ -34,6 +34,8 @@ mod error;
 pub mod identity;
 pub mod index;
 pub mod lifecycle;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 
 pub use codec::{names_plain_path, DTagMode, Embedding, Path as MemoryPath};
@@ -48,10 +50,10 @@ pub mod sync;
 pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
 #[cfg(feature = "sync")]
 pub use store::RelayInfo;
+pub use store::{
+    address_of, Clock, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, ImportReport, Ingested,
+    LifecycleOptions, ManualClock, MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport,
+    Resolved, StoreOptions, StoreStats, SystemClock, FUTURE_SLACK,
+};
 #[cfg(feature = "vectors")]
 pub use store::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
-pub use store::{
-    Clock, ConsolidationReport, FactVersion, GraphNeighbour, ImportReport, Ingested, LifecycleOptions, ManualClock,
-    MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport, StoreOptions, StoreStats, SystemClock,
-    FUTURE_SLACK,
-};

@@ -172,7 +172,7 @@ fn compress_prints_the_active_persona_with_domain_and_budget() {
 
     let out = st.ok(T0, &["compress"]);
     assert!(out.starts_with("[domain:people/facet:facts]\nalice: "), "{out}");
-    assert!(out.contains("[domain:projects/facet:decisions]\nvoxrelay: voice orpheus-3b>kokoro (warmth)\n"), "{out}");
+    assert!(out.contains("[domain:projects/facet:decisions]\nvoxrelay: voice Orpheus-3B>Kokoro (warmth)\n"), "{out}");
     assert!(out.contains("two cats no dogs"), "{out}");
     assert!(!out.contains("zed"), "fading memories stay out: {out}");
 
@@ -197,29 +197,33 @@ fn compress_prints_the_active_persona_with_domain_and_budget() {
 #[test]
 fn consolidate_promotes_recurring_journal_content_once() {
     let st = St::new();
-    for (i, text) in [
+    // A pattern on three days of thirteen: distinct episodes, words specific to a few days.
+    let walks = [
         "Walked the dog in the park before breakfast",
         "Walked the dog in the park before breakfast again",
         "walked the dog in the park before breakfast today",
-    ]
-    .iter()
-    .enumerate()
-    {
-        st.ok(T0 + i as f64 * 60.0, &["journal", text]);
+    ];
+    for d in 0..13u32 {
+        let day = T0 + f64::from(d) * DAY;
+        st.ok(day, &["journal", &format!("entry {d} about topic q{d}x")]);
+        if d % 4 == 1 {
+            st.ok(day + 600.0, &["journal", walks[d as usize / 4]]);
+        }
     }
-    let r = st.json(T0 + 600.0, &["consolidate"]);
+    let now = T0 + 13.0 * DAY;
+    let r = st.json(now, &["consolidate"]);
     let promoted = strings(&r["promoted"]);
     assert_eq!(promoted.len(), 1, "{r}");
     assert!(promoted[0].starts_with("self/facts/recurring-"), "{r}");
     assert!(r["prune"].is_object(), "{r}");
     assert_eq!((r["decay_days"].as_u64(), r["edges_pruned"].as_u64()), (Some(0), Some(0)), "{r}");
     assert!(r["linked"].is_u64() && r["strengthened"].is_u64() && r["edges"].is_u64(), "{r}");
-    assert_eq!(r["at"].as_f64(), Some(T0 + 600.0));
+    assert_eq!(r["at"].as_f64(), Some(now));
     let key = promoted[0].rsplit('/').next().unwrap().to_string();
-    let m = st.json(T0 + 600.0, &["persona", "get", "self", "facts", &key, "--peek"]);
+    let m = st.json(now, &["persona", "get", "self", "facts", &key, "--peek"]);
     assert_eq!(m["value"], "Walked the dog in the park before breakfast");
 
-    let again = st.ok(T0 + 700.0, &["consolidate"]);
+    let again = st.ok(now + 100.0, &["consolidate"]);
     assert!(
         again.starts_with("states changed 0, deleted 0, promoted 0, linked 0, strengthened 0, decay days 0"),
         "{again}"

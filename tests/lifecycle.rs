@@ -69,6 +69,19 @@ const DOG_WALKS: [&str; 3] = [
     "walked the dog in the park before breakfast today",
 ];
 
+/// A journal of `days` days from T0, one unrelated entry a day (words of its own besides
+/// "entry" and "topic"), and `text` on each of `on_days`, two hours after that day's entry.
+/// Promotion needs distinct episodes and words specific to a few of the journal's days.
+async fn journal_over_days(store: &MemoryStore, days: u32, text: &str, on_days: &[u32]) {
+    for d in 0..days {
+        let day = T0 + f64::from(d) * DAY;
+        store.journal_at(&format!("entry {d} about topic q{d}x"), day + 3_600.0).await.unwrap();
+        if on_days.contains(&d) {
+            store.journal_at(text, day + 7_200.0).await.unwrap();
+        }
+    }
+}
+
 /// Waits (up to 20 s) for a consolidation running by itself to promote exactly one fact.
 async fn wait_for_one_promotion(store: &MemoryStore, what: &str) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -190,9 +203,10 @@ async fn pinned_memories_never_decay_nor_get_pruned() {
     assert!(report.deleted.is_empty());
     clock.set(later + 31.0 * DAY);
     let report = store.persona_prune().await.unwrap();
-    assert_eq!(report.deleted, vec!["people/facts/old".to_string()]);
-    assert!(report.transitions.is_empty(), "{report:?}");
+    assert_eq!(report.archived, vec!["people/facts/old".to_string()]);
+    assert!(report.deleted.is_empty() && report.transitions.is_empty(), "{report:?}");
     let m = peek(&store, "self/facts/name").await.expect("pinned memory kept");
+    assert_eq!(m.sync.life.archived_at, None, "a pinned memory never reaches the archive");
     assert_eq!(m.state, MemoryState::Active);
     assert_eq!(m.sync.life.dissolved_at, None);
 
@@ -238,7 +252,7 @@ async fn recalling_a_fading_memory_makes_it_active_again() {
 // ---------------------------------------------------------------------------------------
 
 #[tokio::test]
-async fn prune_reports_transitions_and_deletes_thirty_days_after_dissolving() {
+async fn prune_reports_transitions_and_archives_thirty_days_after_dissolving() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_quiet(dir.path(), T0).await;
     let bob = "people/facts/bob-cello";
@@ -263,9 +277,11 @@ async fn prune_reports_transitions_and_deletes_thirty_days_after_dissolving() {
     let r = store.persona_prune().await.unwrap();
     assert_eq!(of(&r, bob), [(MemoryState::Fading, MemoryState::Forgotten)]);
     assert_eq!(of(&r, carol), [(MemoryState::Fading, MemoryState::Forgotten)]);
-    // Forgotten memories leave search results, unless asked for by state.
+    // Forgotten memories leave search results, unless asked for by state or revived by a
+    // strong cue.
     let mut q = SearchQuery::new("cello");
     q.strengthen = false;
+    q.revive = false;
     let hits = store.search(q.clone()).await.unwrap();
     let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
     assert_eq!(paths, [persona_path("people/facts/alice-cello")]);
@@ -296,9 +312,35 @@ async fn prune_reports_transitions_and_deletes_thirty_days_after_dissolving() {
     let before = store.stats().await.unwrap();
     clock.set(dissolved_at + 31.0 * DAY);
     let r = store.persona_prune().await.unwrap();
-    assert_eq!(r.deleted, vec![bob.to_string()]);
-    assert!(of(&r, bob).is_empty());
+    assert_eq!(r.archived, vec![bob.to_string()]);
+    assert!(r.deleted.is_empty() && of(&r, bob).is_empty(), "{r:?}");
+    let m = peek(&store, bob).await.expect("archived, not deleted");
+    assert_eq!(m.sync.life.archived_at, Some(dissolved_at + 31.0 * DAY));
+    let after = store.stats().await.unwrap();
+    assert_eq!((after.persona, after.deleted), (before.persona, before.deleted));
+    assert!(store.export_events().await.unwrap().iter().all(|e| e.kind != Kind::from(5)), "nothing deleted");
+    // Pruning leaves an archived memory be.
+    assert_eq!(store.persona_prune().await.unwrap().count(), 0);
+}
+
+#[tokio::test]
+async fn dissolve_delete_policy_deletes_thirty_days_after_dissolving() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut life = quiet();
+    life.dissolve = memstr::Dissolve::Delete;
+    let (store, clock) = open_with(dir.path(), T0, life, None).await;
+    let bob = "people/facts/bob-cello";
+    store.persona_remember(input(bob, "Bob plays the cello")).await.unwrap();
+    store.fact_set("people", "bob", "instrument", "cello").await.unwrap();
+    let dissolved_at = T0 + 400.0 * DAY;
+    clock.set(dissolved_at);
+    store.persona_prune().await.unwrap();
+    let before = store.stats().await.unwrap();
+    clock.set(dissolved_at + 31.0 * DAY);
+    let r = store.persona_prune().await.unwrap();
+    assert_eq!(r.deleted, vec![bob.to_string()], "keyed facts are never deleted by the lifecycle: {r:?}");
     assert!(peek(&store, bob).await.is_none());
+    assert_eq!(store.fact_get("people", "bob", "instrument").await.unwrap().as_deref(), Some("cello"));
     let after = store.stats().await.unwrap();
     assert_eq!(after.persona, before.persona - 1);
     assert_eq!(after.deleted, before.deleted + 1);
@@ -645,11 +687,18 @@ async fn compress_fits_the_fifty_memory_persona_in_500_tokens() {
     }
     let out = store.persona_compress_with(CompressOptions::default()).await.unwrap();
     assert!(out.estimated_tokens <= 500, "{}", out.estimated_tokens);
-    assert_eq!((out.included.len(), out.omitted), (50, 0));
+    // Every memory keeps its value, so the least relevant few give way (see
+    // lifecycle::compress::tests::persona_of_50_fits_in_500_real_tokens).
+    assert!(out.included.len() >= 45 && out.included.len() + out.omitted == 50, "{out:?}");
     let real = tiktoken_rs::cl100k_base().unwrap().encode_with_special_tokens(&out.text).len();
     assert!(real <= 500, "cl100k_base: {real} tokens");
     assert!(out.estimated_tokens >= real, "the estimate errs high: {} < {real}", out.estimated_tokens);
-    // Every memory's subject leads a line of its facet.
+    // persona_compress is the same text.
+    assert_eq!(store.persona_compress(None).await.unwrap(), out.text);
+    // With room for all 50, every memory's subject leads a line of its facet.
+    let out =
+        store.persona_compress_with(CompressOptions { max_tokens: Some(560), ..Default::default() }).await.unwrap();
+    assert_eq!((out.included.len(), out.omitted), (50, 0));
     for e in &entries {
         let s = subject(&e.key);
         let header = format!("[domain:{}/facet:{}]", e.domain, e.facet);
@@ -657,8 +706,6 @@ async fn compress_fits_the_fifty_memory_persona_in_500_tokens() {
         let section = section.split("[domain:").next().unwrap();
         assert!(section.lines().any(|l| l.starts_with(&format!("{s}: "))), "{} ({s}) missing:\n{}", e.key, out.text);
     }
-    // persona_compress is the same text.
-    assert_eq!(store.persona_compress(None).await.unwrap(), out.text);
 }
 
 #[tokio::test]
@@ -677,7 +724,7 @@ async fn compress_takes_active_and_pinned_only_and_filters_by_domain() {
     assert_eq!(included, ["people/facts/alice-tea", "projects/decisions/db", "self/facts/motto"]);
     assert!(!out.text.contains("zed"), "a fading memory is left out:\n{}", out.text);
     assert!(out.text.contains("motto"));
-    assert!(out.text.contains("sqlite>postgres"), "{}", out.text);
+    assert!(out.text.contains("SQLite>Postgres"), "{}", out.text);
 
     let people = store.persona_compress(Some("people")).await.unwrap();
     assert!(people.starts_with("[domain:people/facet:facts]\nalice: "), "{people}");
@@ -691,6 +738,23 @@ async fn compress_takes_active_and_pinned_only_and_filters_by_domain() {
     assert!(tight.text.contains("more)"), "{}", tight.text);
 }
 
+/// Issue 11: a superseded memory is never compressed in, whatever its relevance.
+#[tokio::test]
+async fn compress_leaves_out_superseded_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/priya-home", "Priya lives in Berlin")).await.unwrap();
+    store.persona_remember(input("people/facts/priya-city", "Priya moved to Lisbon").at(T0 - DAY)).await.unwrap();
+    store.persona_remember(input("people/facts/priya-allergy", "Priya is allergic to peanuts")).await.unwrap();
+    store.persona_contradict("priya-home", "priya-city").await.unwrap();
+    for domain in [None, Some("people".to_string())] {
+        let out = store.persona_compress_with(CompressOptions { domain, ..Default::default() }).await.unwrap();
+        assert!(!out.text.contains("Berlin") && out.text.contains("Lisbon"), "{}", out.text);
+        assert!(out.text.contains("allergy peanuts"), "{}", out.text);
+        assert_eq!((out.included.len(), out.omitted, out.replaced), (2, 0, 1));
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // 9. Consolidation
 // ---------------------------------------------------------------------------------------
@@ -699,32 +763,141 @@ async fn compress_takes_active_and_pinned_only_and_filters_by_domain() {
 async fn recurring_journal_content_is_promoted_once() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_quiet(dir.path(), T0).await;
-    for (i, text) in DOG_WALKS.iter().enumerate() {
-        store.journal_at(text, T0 + i as f64 * DAY).await.unwrap();
+    journal_over_days(&store, 20, "", &[]).await;
+    for (i, day) in [2.0, 9.0, 16.0].iter().enumerate() {
+        store.journal_at(DOG_WALKS[i], T0 + day * DAY + 7_200.0).await.unwrap();
     }
     store.journal_at("Fixed the kitchen sink", T0 + 0.5 * DAY).await.unwrap();
-    clock.set(T0 + 3.0 * DAY);
+    clock.set(T0 + 20.0 * DAY);
     let r = store.consolidate().await.unwrap();
     assert_eq!(r.promoted.len(), 1, "{r:?}");
     let address = &r.promoted[0];
     assert!(address.starts_with("self/facts/recurring-"), "{address}");
     let m = peek(&store, address).await.expect("the promoted memory");
     assert_eq!(m.value, "Walked the dog in the park before breakfast");
-    assert_eq!(m.source, "consolidation: 3 similar journal entries");
+    assert_eq!(m.source, "consolidation: 3 similar journal entries in 3 episodes");
+    // An inference from the journal, not the user's word: below a written memory's 1.0.
+    assert!(m.confidence < 1.0 && m.themes.is_empty(), "{m:?}");
     assert!(r.changed());
 
     let r = store.consolidate().await.unwrap();
     assert!(r.promoted.is_empty() && !r.changed(), "{r:?}");
     // A fourth occurrence does not promote it again.
-    store.journal_at("Walked the dog in the park before breakfast once more", T0 + 3.0 * DAY).await.unwrap();
+    store.journal_at("Walked the dog in the park before breakfast once more", T0 + 19.0 * DAY).await.unwrap();
     let r = store.consolidate().await.unwrap();
     assert!(r.promoted.is_empty(), "{r:?}");
     let recurring: Vec<_> = all(&store).await.into_iter().filter(|m| m.key.starts_with("recurring-")).collect();
     assert_eq!(recurring.len(), 1);
-    // Two similar entries are not a pattern.
+    // Two similar entries on two days are not a pattern.
     store.journal_at("Baked sourdough bread at home", T0 + 3.1 * DAY).await.unwrap();
-    store.journal_at("Baked sourdough bread at home again", T0 + 3.2 * DAY).await.unwrap();
+    store.journal_at("Baked sourdough bread at home again", T0 + 6.2 * DAY).await.unwrap();
     assert!(store.consolidate().await.unwrap().promoted.is_empty());
+}
+
+#[tokio::test]
+async fn templated_lines_repeated_over_many_days_are_not_promoted() {
+    // The import case: daily template lines, cycles running as the journal grows. A
+    // standup whose topic varies shares only its frame; an identical daily line shares
+    // words found on every day. Neither says anything specific.
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    let topics = ["deploy", "migration", "release", "outage", "roadmap"];
+    for d in 0..40u32 {
+        let day = T0 + f64::from(d) * DAY;
+        store.journal_at(&format!("entry {d} about topic q{d}x"), day + 3_600.0).await.unwrap();
+        store
+            .journal_at(&format!("Daily standup: discussed the {}.", topics[d as usize % 5]), day + 9.0 * 3_600.0)
+            .await
+            .unwrap();
+        store.journal_at("Lunch break; checked email.", day + 12.0 * 3_600.0).await.unwrap();
+        if [5, 17, 29].contains(&d) {
+            store.journal_at("Repaired the greenhouse heater with Tomas", day + 15.0 * 3_600.0).await.unwrap();
+        }
+        clock.set(day + 20.0 * 3_600.0);
+        store.consolidate().await.unwrap();
+    }
+    // Only the specific pattern is a fact.
+    let p = promoted(&store).await;
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert!(p[0].contains("greenhouse"), "{p:?}");
+}
+
+#[tokio::test]
+async fn a_burst_of_identical_lines_is_one_episode_and_not_promoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    journal_over_days(&store, 20, "", &[]).await;
+    // Ten copies within 45 minutes: one episode.
+    for i in 0..10 {
+        store.journal_at("Repotted the fig tree on the balcony", T0 + 5.0 * DAY + f64::from(i) * 300.0).await.unwrap();
+    }
+    clock.set(T0 + 20.0 * DAY);
+    let r = store.consolidate().await.unwrap();
+    assert!(r.promoted.is_empty(), "{r:?}");
+    // The same line on two more days: three episodes, a pattern.
+    store.journal_at("Repotted the fig tree on the balcony", T0 + 9.0 * DAY).await.unwrap();
+    store.journal_at("Repotted the fig tree on the balcony", T0 + 13.0 * DAY).await.unwrap();
+    let r = store.consolidate().await.unwrap();
+    assert_eq!(r.promoted.len(), 1, "{r:?}");
+    assert!(peek(&store, &r.promoted[0]).await.unwrap().source.ends_with("12 similar journal entries in 3 episodes"));
+}
+
+/// A pattern an existing persona memory (of any domain) already states is not promoted:
+/// the fact would repeat it and, matching its words, compete with it in search.
+#[tokio::test]
+async fn a_pattern_a_persona_memory_already_states_is_not_promoted() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/marco", "Marco plays bass in a jazz trio")).await.unwrap();
+    journal_over_days(&store, 20, "Lunch with Marco; talked about playing bass.", &[3, 10, 17]).await;
+    for d in [4.0, 11.0, 18.0] {
+        store.journal_at(DOG_WALKS[0], T0 + d * DAY + 9_000.0).await.unwrap();
+    }
+    clock.set(T0 + 20.0 * DAY);
+    let first = store.consolidate().await.unwrap();
+    // The dog walks, which no memory states, are promoted: the rule is not "promote nothing".
+    assert_eq!(first.promoted.len(), 1, "{first:?}");
+    assert!(first.promoted[0].contains("dog"), "{first:?}");
+    let events = store.stats().await.unwrap().events;
+    let second = store.consolidate().await.unwrap();
+    assert!(!second.changed(), "second cycle changed something: {second:?}\nfirst: {first:?}");
+    assert_eq!(store.stats().await.unwrap().events, events);
+}
+
+/// Where `path` ranks in `hits` (0 first), if there.
+fn rank_of(hits: &[memstr::SearchHit], path: &str) -> Option<usize> {
+    hits.iter().position(|h| h.path == path)
+}
+
+#[tokio::test]
+async fn promoted_facts_rank_below_their_evidence_and_written_memories() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("music/facts/trio", "Marco plays bass in the jazz trio")).await.unwrap();
+    let rehearsal = "Rehearsed with the jazz trio at the Blue Note";
+    journal_over_days(&store, 20, rehearsal, &[2, 9, 16]).await;
+    clock.set(T0 + 20.0 * DAY);
+    let r = store.consolidate().await.unwrap();
+    assert_eq!(r.promoted.len(), 1, "{r:?}");
+    let fact = persona_path(&r.promoted[0]);
+    let evidence: Vec<String> =
+        [2.0, 9.0, 16.0].iter().map(|d| memstr::MemoryPath::journal(T0 + d * DAY + 7_200.0).to_d()).collect();
+
+    // The written memory and the fact both contain the query's words.
+    let hits = store.search(SearchQuery::new("jazz trio").limit(20)).await.unwrap();
+    let fact_rank = rank_of(&hits, &fact).expect("the promoted fact is found");
+    let written = rank_of(&hits, &persona_path("music/facts/trio")).expect("the written memory is found");
+    assert!(written < fact_rank, "written memory at {written}, promoted fact at {fact_rank}: {hits:#?}");
+    for e in &evidence {
+        let at = rank_of(&hits, e).expect("evidence found");
+        assert!(at < fact_rank, "evidence {e} at {at}, promoted fact at {fact_rank}");
+    }
+    // A query only the evidence and the fact answer.
+    let hits = store.search(SearchQuery::new("blue note rehearsed").limit(20)).await.unwrap();
+    let fact_rank = rank_of(&hits, &fact).expect("the promoted fact is found");
+    assert_eq!(fact_rank, 3, "below its three entries: {hits:#?}");
+    let demoted = &hits[fact_rank];
+    assert!(hits[fact_rank - 1].score >= demoted.score, "scores stay in rank order");
 }
 
 #[tokio::test]
@@ -748,26 +921,6 @@ async fn consolidation_strengthens_co_retrieved_memories_and_links_similar_ones(
     assert_eq!(r.decay_days, 3);
     let r = store.consolidate().await.unwrap();
     assert!(!r.changed(), "{r:?}");
-}
-
-/// A promoted fact whose text equals an existing persona memory's is linked in the cycle
-/// that promotes it. Guards against computing similar pairs before promotion, which left
-/// the link to the next cycle (one with nothing new), breaking idempotence.
-#[tokio::test]
-async fn consolidation_links_a_promoted_fact_in_the_same_cycle() {
-    let dir = tempfile::tempdir().unwrap();
-    let (store, clock) = open_quiet(dir.path(), T0).await;
-    store.persona_remember(input("self/habits/dog-walk", "Walked the dog in the park before breakfast")).await.unwrap();
-    for i in 0..3 {
-        store.journal_at("Walked the dog in the park before breakfast", T0 + i as f64 * 60.0).await.unwrap();
-    }
-    clock.set(T0 + 600.0);
-    let first = store.consolidate().await.unwrap();
-    assert_eq!(first.promoted.len(), 1, "{first:?}");
-    let events = store.stats().await.unwrap().events;
-    let second = store.consolidate().await.unwrap();
-    assert!(!second.changed(), "second cycle changed something: {second:?}\nfirst: {first:?}");
-    assert_eq!(store.stats().await.unwrap().events, events);
 }
 
 #[derive(Debug, Clone)]
@@ -953,17 +1106,24 @@ async fn promoted(store: &MemoryStore) -> Vec<String> {
     all(store).await.into_iter().filter(|m| m.key.starts_with("recurring-")).map(|m| m.address()).collect()
 }
 
+/// A store in `dir` whose journal holds a pattern ready to promote (see
+/// [`journal_over_days`]), written with no cycle run, then closed.
+async fn prepare_recurring_journal(dir: &Path) {
+    let (store, _) = open_quiet(dir, T0).await;
+    journal_over_days(&store, 20, DOG_WALKS[0], &[2, 9, 16]).await;
+    store.close().await.unwrap();
+}
+
 #[tokio::test]
 async fn consolidation_runs_by_itself_every_n_writes() {
     let dir = tempfile::tempdir().unwrap();
+    prepare_recurring_journal(dir.path()).await;
     let mut life = quiet();
     life.consolidate_every = 5;
-    let (store, clock) = open_with(dir.path(), T0, life, None).await;
-    for (i, text) in DOG_WALKS.iter().enumerate() {
-        clock.set(T0 + i as f64 * 60.0);
-        store.journal(text).await.unwrap();
+    let (store, _) = open_with(dir.path(), T0 + 20.0 * DAY, life, None).await;
+    for i in 0..4 {
+        store.remember(&format!("k{i}"), "v").await.unwrap();
     }
-    store.remember("editor", "helix").await.unwrap();
     // Four writes: no cycle yet.
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert!(promoted(&store).await.is_empty());
@@ -975,10 +1135,8 @@ async fn consolidation_runs_by_itself_every_n_writes() {
 #[tokio::test]
 async fn no_automatic_consolidation_when_turned_off() {
     let dir = tempfile::tempdir().unwrap();
-    let (store, _) = open_quiet(dir.path(), T0).await;
-    for (i, text) in DOG_WALKS.iter().enumerate() {
-        store.journal_at(text, T0 + i as f64).await.unwrap();
-    }
+    prepare_recurring_journal(dir.path()).await;
+    let (store, _) = open_quiet(dir.path(), T0 + 20.0 * DAY).await;
     for i in 0..60 {
         store.remember(&format!("k{i}"), "v").await.unwrap();
     }
@@ -1036,16 +1194,17 @@ async fn importance_slows_decay_and_ingest_measures_salience() {
 #[tokio::test]
 async fn recurrence_reaches_entries_older_than_one_batch() {
     // Consolidation examines 1,000 journal entries a cycle: the oldest unexamined first,
-    // so a pattern among the earliest of 1,200 is found by the later cycles.
+    // so a pattern among the earliest of 1,200 is found and the later cycles add nothing.
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_quiet(dir.path(), T0).await;
-    for i in 0..3 {
-        store.journal_at("Watered the tomato plants on the balcony", T0 + f64::from(i)).await.unwrap();
+    for day in [0.0, 5.0, 10.0] {
+        store.journal_at("Watered the tomato plants on the balcony", T0 + day * DAY).await.unwrap();
     }
     for i in 0..1_200 {
-        store.journal_at(&format!("entry {i} about topic q{i}x"), T0 + 10.0 + f64::from(i)).await.unwrap();
+        let at = T0 + 10.0 + f64::from(i % 20) * DAY + f64::from(i);
+        store.journal_at(&format!("entry {i} about topic q{i}x"), at).await.unwrap();
     }
-    clock.set(T0 + DAY);
+    clock.set(T0 + 21.0 * DAY);
     let mut promoted = Vec::new();
     for _ in 0..3 {
         promoted.extend(store.consolidate().await.unwrap().promoted);
@@ -1058,20 +1217,20 @@ async fn recurrence_reaches_entries_older_than_one_batch() {
 async fn a_pattern_seen_more_than_twenty_times_is_promoted_once() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_quiet(dir.path(), T0).await;
-    for i in 0..25 {
-        store
-            .journal_at(&format!("Stand-up meeting with the platform team, day {i}"), T0 + f64::from(i) * 3600.0)
-            .await
-            .unwrap();
+    let meeting = |i: u32| format!("Stand-up meeting with the platform team, day {i}");
+    // Every fifth day: on a fifth of the journal's days, not routine.
+    for d in 0..125u32 {
+        let day = T0 + f64::from(d) * DAY;
+        store.journal_at(&format!("entry {d} about topic q{d}x"), day + 3_600.0).await.unwrap();
+        if d % 5 == 0 {
+            store.journal_at(&meeting(d / 5), day + 7_200.0).await.unwrap();
+        }
     }
-    clock.set(T0 + 2.0 * DAY);
+    clock.set(T0 + 130.0 * DAY);
     let first = store.consolidate().await.unwrap();
     assert_eq!(first.promoted.len(), 1, "{first:?}");
     for i in 25..30 {
-        store
-            .journal_at(&format!("Stand-up meeting with the platform team, day {i}"), T0 + f64::from(i) * 3600.0)
-            .await
-            .unwrap();
+        store.journal_at(&meeting(i), T0 + f64::from(i * 5) * DAY + 7_200.0).await.unwrap();
     }
     let again = store.consolidate().await.unwrap();
     assert!(again.promoted.is_empty(), "{again:?}");
@@ -1114,20 +1273,10 @@ async fn the_store_remembers_its_decay_policy() {
 #[tokio::test]
 async fn consolidation_runs_by_itself_when_the_store_is_idle() {
     let dir = tempfile::tempdir().unwrap();
+    prepare_recurring_journal(dir.path()).await;
     let mut life = quiet();
     life.consolidate_idle = Some(std::time::Duration::from_millis(200));
-    let (store, clock) = open_with(dir.path(), T0, life, None).await;
-    for (i, text) in [
-        "Watered the tomato plants on the balcony",
-        "Watered the tomato plants on the balcony again",
-        "watered the tomato plants on the balcony today",
-    ]
-    .iter()
-    .enumerate()
-    {
-        clock.set(T0 + i as f64 * 60.0);
-        store.journal(text).await.unwrap();
-    }
+    let (store, _) = open_with(dir.path(), T0 + 20.0 * DAY, life, None).await;
     // Writes keep coming for a while: no cycle while they do.
     for i in 0..5 {
         store.remember(&format!("k{i}"), "v").await.unwrap();
@@ -1136,4 +1285,104 @@ async fn consolidation_runs_by_itself_when_the_store_is_idle() {
     assert!(promoted(&store).await.is_empty());
     // Then the store is quiet: a cycle runs by itself.
     wait_for_one_promotion(&store, "no consolidation after the store went idle").await;
+}
+
+/// The issue's case, measured (not tuned on): six months of an agent's journal, about
+/// 2,000 entries loaded in order with a cycle every 50 writes. Template lines (a daily
+/// standup with a varying topic, an identical daily check, lunches with varying people,
+/// a weekly identical lunch with Marco), a burst, filler, two patterns no memory states
+/// and one a persona memory states. Prints what was promoted and where the written
+/// answers rank. `cargo test --test lifecycle -- --ignored --nocapture six_months`
+#[tokio::test]
+#[ignore]
+async fn six_months_of_templated_journal() {
+    // Seed 1 was looked at while setting MIN_SHARED_SHARE; seed 2 was not (held out).
+    for seed in [0x2545_f491_4f6c_dd1d_u64, 0x9e37_79b9_7f4a_7c15] {
+        println!("seed {seed:#x}");
+        six_months(seed).await;
+    }
+}
+
+async fn six_months(mut seed: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    store.persona_remember(input("people/facts/marco", "Marco plays bass in a jazz trio")).await.unwrap();
+    store.persona_remember(input("people/facts/rosa", "Grandma Rosa grows tomatoes in her garden")).await.unwrap();
+    let topics = ["deploy", "migration", "release", "outage", "roadmap", "budget", "hiring", "oncall"];
+    let people = ["Ana", "Ben", "Chloe", "Dev", "Emre", "Fatima"];
+    let subjects = ["travel", "movies", "football", "cooking", "books", "weather"];
+    let vocab: Vec<String> = (0..400).map(|i| format!("w{}z{}", i * 7 % 400, i % 13)).collect();
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut writes = 0;
+    let mut entries: Vec<(f64, String)> = Vec::new();
+    for d in 0..180u32 {
+        let day = T0 + f64::from(d) * DAY;
+        let h = |x: f64| day + x * 3_600.0;
+        entries.push((h(9.0), format!("Daily standup: discussed the {}.", topics[next(topics.len())])));
+        entries.push((h(9.5), "Checked the CI dashboard; all green.".into()));
+        if d % 7 < 3 {
+            let (p, s) = (people[next(people.len())], subjects[next(subjects.len())]);
+            entries.push((h(12.5), format!("Lunch with {p}; talked about {s}.")));
+        }
+        if d % 7 == 4 {
+            entries.push((h(12.5), "Lunch with Marco; talked about playing bass.".into()));
+        }
+        for k in 0..7 {
+            let w: Vec<&str> = (0..4).map(|_| vocab[next(vocab.len())].as_str()).collect();
+            entries.push((h(10.0 + f64::from(k)), format!("Worked on {} {} {} {}", w[0], w[1], w[2], w[3])));
+        }
+        if [20, 61, 130].contains(&d) {
+            entries.push((h(18.0), "Fed the neighbour's cat Miso while they travel".into()));
+        }
+        if [33, 34, 90].contains(&d) {
+            entries.push((h(19.0), "Replaced the bike chain at the Velo workshop".into()));
+        }
+        if [15, 45, 100, 150].contains(&d) {
+            entries.push((h(20.0), "Called grandma Rosa about her garden".into()));
+        }
+        if d == 50 {
+            for i in 0..8 {
+                entries.push((h(21.0) + f64::from(i) * 200.0, "Restarted the flaky integration runner".into()));
+            }
+        }
+    }
+    for (at, text) in &entries {
+        store.journal_at(text, *at).await.unwrap();
+        writes += 1;
+        if writes % 50 == 0 {
+            clock.set(*at + 1.0);
+            store.consolidate().await.unwrap();
+        }
+    }
+    clock.set(T0 + 181.0 * DAY);
+    store.consolidate().await.unwrap();
+    println!("journal entries: {}", entries.len());
+    let facts = promoted(&store).await;
+    println!("promoted ({}):", facts.len());
+    for f in &facts {
+        println!("  {f}: {}", peek(&store, f).await.unwrap().value);
+    }
+    for (q, answer) in [
+        ("What does Marco play?", "people/facts/marco"),
+        ("Marco bass", "people/facts/marco"),
+        ("grandma Rosa garden", "people/facts/rosa"),
+    ] {
+        let hits = store.search(SearchQuery::new(q).limit(100)).await.unwrap();
+        let at = rank_of(&hits, &persona_path(answer));
+        let first_fact =
+            hits.iter().position(|h| matches!(&h.found, Found::Persona(p) if p.key.starts_with("recurring-")));
+        println!("{q:?}: answer {answer} at rank {at:?}; first promoted fact at {first_fact:?}");
+    }
+    for q in ["neighbour cat Miso", "bike chain Velo"] {
+        let hits = store.search(SearchQuery::new(q).limit(100)).await.unwrap();
+        let first_entry = hits.iter().position(|h| matches!(h.found, Found::Journal(_)));
+        let first_fact =
+            hits.iter().position(|h| matches!(&h.found, Found::Persona(p) if p.key.starts_with("recurring-")));
+        println!("{q:?}: first journal entry at {first_entry:?}; first promoted fact at {first_fact:?}");
+    }
 }

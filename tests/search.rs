@@ -432,3 +432,36 @@ async fn background_embedding_embeds_new_records_without_a_search() {
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(store.pending_embeddings().await.unwrap(), 1);
 }
+
+#[tokio::test]
+async fn only_the_process_holding_the_index_lock_saves_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let other: Arc<dyn Embedder> = Arc::new(OtherModel);
+    let (owner, _) = open(dir.path(), Some(other.clone())).await;
+    fill(&owner).await;
+    assert_eq!(owner.index_pending().await.unwrap(), 4);
+    assert!(owner.owns_vector_index());
+    // A second handle on the same file (another process, as far as flock goes: a lock
+    // belongs to an open file description) cannot take the lock.
+    let (second, _) = open(dir.path(), Some(other.clone())).await;
+    assert!(!second.owns_vector_index(), "the lock is taken by the first handle");
+    second.journal_at("Our second puppy is called Pretzel", T0).await.unwrap();
+    assert_eq!(second.index_pending().await.unwrap(), 1);
+    let hits = second.search(SearchQuery::new("Pretzel puppy")).await.unwrap();
+    assert!(texts(&hits)[0].contains("Pretzel"), "the second handle still searches: {:?}", texts(&hits));
+    second.close().await.unwrap();
+    let saved = dir.path().join("memstr.db.vectors");
+    assert!(!saved.exists(), "the handle without the lock saved the index");
+    owner.close().await.unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(saved.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["points"], 4, "the owner saved its own points");
+    // The owner gone, the lock is free: the next handle owns the index, and its loader
+    // adds the point the second handle left in SQLite and saves it.
+    let (next, _) = open(dir.path(), Some(other)).await;
+    assert!(next.owns_vector_index());
+    assert_eq!(next.index_pending().await.unwrap(), 0);
+    next.close().await.unwrap();
+    let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(saved.join("meta.json")).unwrap()).unwrap();
+    assert_eq!(meta["points"], 5);
+    assert!(dir.path().join("memstr.db.vectors.lock").exists());
+}

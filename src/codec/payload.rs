@@ -61,8 +61,13 @@ impl Payload {
     /// is blinded, so the reader can recover and check the address.
     pub fn to_value(&self, blinded_path: Option<&str>) -> Value {
         let mut v = match self {
-            Payload::Kv(m) => json!({"type": TYPE_KV, "key": m.key, "value": m.value, "ts": m.created_at}),
-            Payload::Journal(j) => json!({"type": TYPE_JOURNAL, "content": j.content, "ts": j.created_at}),
+            Payload::Kv(m) => with_archive(
+                json!({"type": TYPE_KV, "key": m.key, "value": m.value, "ts": m.created_at}),
+                m.archived_at,
+            ),
+            Payload::Journal(j) => {
+                with_archive(json!({"type": TYPE_JOURNAL, "content": j.content, "ts": j.created_at}), j.archived_at)
+            }
             Payload::Persona(p) => json!({
                 "type": TYPE_PERSONA,
                 "domain": p.domain,
@@ -132,7 +137,8 @@ impl Payload {
                 let value = req_str(obj, "value")?;
                 validate_value(value).map_err(|_| RejectReason::InvalidPayload)?;
                 let ts = time_field(obj, "ts", event_time)?;
-                Ok(Payload::Kv(Memory { key: k.to_string(), value: value.to_string(), created_at: ts }))
+                let archived_at = archived_at(obj)?;
+                Ok(Payload::Kv(Memory { key: k.to_string(), value: value.to_string(), created_at: ts, archived_at }))
             }
             Path::Journal { ts: path_ts, .. } => {
                 expect_type(ty, Some(TYPE_JOURNAL))?;
@@ -142,14 +148,15 @@ impl Payload {
                 if ts != *path_ts {
                     return Err(RejectReason::DTagMismatch);
                 }
-                Ok(Payload::Journal(JournalEntry { content: content.to_string(), created_at: ts }))
+                let archived_at = archived_at(obj)?;
+                Ok(Payload::Journal(JournalEntry { content: content.to_string(), created_at: ts, archived_at }))
             }
             Path::Kind4 { .. } => {
                 expect_type(ty, Some(TYPE_JOURNAL))?;
                 let content = req_str(obj, "content")?;
                 validate_journal_content(content).map_err(|_| RejectReason::InvalidPayload)?;
                 let ts = time_field(obj, "ts", event_time)?;
-                Ok(Payload::Journal(JournalEntry { content: content.to_string(), created_at: ts }))
+                Ok(Payload::Journal(JournalEntry { content: content.to_string(), created_at: ts, archived_at: None }))
             }
             Path::Persona { domain, facet, key } => {
                 expect_type(ty, Some(TYPE_PERSONA))?;
@@ -190,6 +197,29 @@ impl Payload {
                 Ok(Payload::Introspection(report))
             }
         }
+    }
+}
+
+/// memstr's archive mark on a flat memory or journal entry, in the `"memstr"` object the
+/// published client ignores.
+fn with_archive(mut v: Value, archived_at: Option<f64>) -> Value {
+    if let (Some(at), Some(obj)) = (archived_at, v.as_object_mut()) {
+        obj.insert("memstr".into(), json!({ "archived_at": at }));
+    }
+    v
+}
+
+/// Reads the archive mark of a flat memory or journal entry: a finite, non-negative time.
+fn archived_at(obj: &Map<String, Value>) -> Result<Option<f64>, RejectReason> {
+    let Some(extra) = obj.get("memstr") else { return Ok(None) };
+    let Value::Object(extra) = extra else { return Err(RejectReason::MalformedPayload) };
+    match extra.get("archived_at") {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => match v.as_f64() {
+            Some(t) if t.is_finite() && t >= 0.0 => Ok(Some(t)),
+            Some(_) => Err(RejectReason::InvalidPayload),
+            None => Err(RejectReason::MalformedPayload),
+        },
     }
 }
 
@@ -253,6 +283,7 @@ fn sane_bookkeeping(p: &PersonaMemory) -> bool {
         && life.importance.is_none_or(|x| in_range(x, 0.0, 1.0))
         && life.salience.is_none_or(|x| in_range(x, 0.0, 1.0))
         && life.dissolved_at.is_none_or(time)
+        && life.archived_at.is_none_or(time)
         && life.fsrs.as_ref().is_none_or(|f| {
             in_range(f.stability, f64::MIN_POSITIVE, 1e6) && in_range(f.difficulty, 1.0, 10.0) && time(f.last_review)
         })
@@ -334,10 +365,14 @@ mod tests {
 
     #[test]
     fn every_payload_round_trips() {
-        let kv = Payload::Kv(Memory { key: "k".into(), value: "v\n\"q\"".into(), created_at: 1.5 });
+        let kv = Payload::Kv(Memory { key: "k".into(), value: "v\n\"q\"".into(), created_at: 1.5, archived_at: None });
         assert_eq!(round_trip(&Path::Kv { key: "k".into() }, &kv), kv);
 
-        let j = Payload::Journal(JournalEntry { content: "today".into(), created_at: 1795239472.3708987 });
+        let j = Payload::Journal(JournalEntry {
+            content: "today".into(),
+            created_at: 1795239472.3708987,
+            archived_at: None,
+        });
         assert_eq!(round_trip(&Path::journal(1795239472.3708987), &j), j);
 
         let mut pm = PersonaMemory::new("people", "facts", "alice", "likes tea", 100.0);

@@ -380,6 +380,13 @@ impl Hnsw {
         self.vector(node)
     }
 
+    /// Overwrites a node's vector with zeros (a purged memory's point): its links stay, so
+    /// the graph remains navigable, but the point no longer says anything about the text.
+    pub fn blank(&mut self, node: u32) {
+        let at = node as usize * self.dims;
+        self.vectors[at..at + self.dims].fill(0);
+    }
+
     /// Writes the graph (little-endian arrays after a small header).
     pub fn write_to(&self, w: &mut impl Write) -> std::io::Result<()> {
         w.write_all(MAGIC)?;

@@ -177,6 +177,33 @@ impl VectorIndex {
         missing
     }
 
+    /// Blanks every point of record `rid`, its current vector and those of its earlier
+    /// versions, and forgets the record (a purge). Returns how many points were blanked.
+    pub fn blank(&mut self, rid: i64) -> usize {
+        self.newest.remove(&rid);
+        let nodes: Vec<u32> = (0..self.rids.len() as u32).filter(|&n| self.rids[n as usize] == rid).collect();
+        for &node in &nodes {
+            self.hnsw.blank(node);
+        }
+        nodes.len()
+    }
+
+    /// Blanks every point that is no record's current vector (deleted or purged records,
+    /// earlier versions of a text) and still holds one; returns how many it blanked. The
+    /// process that owns the index calls it after reconciling with the `vectors` table, so
+    /// a purge made by another process leaves no vector in the saved files either.
+    pub fn blank_unreferenced(&mut self) -> usize {
+        let mut blanked = 0;
+        for node in 0..self.rids.len() as u32 {
+            let current = self.newest.get(&self.rids[node as usize]) == Some(&node);
+            if !current && self.hnsw.point(node).iter().any(|&x| x != 0) {
+                self.hnsw.blank(node);
+                blanked += 1;
+            }
+        }
+        blanked
+    }
+
     /// The `k` records whose current vectors are nearest `query`, best first. Points of
     /// older versions are passed over; the search widens until it has `k` or has looked
     /// at every point.
@@ -322,6 +349,64 @@ fn read_file(dir: &Path, name: &str, key: Option<&IndexKey>) -> Option<Vec<u8>> 
         None if crate::at_rest::is_sealed(&bytes) => None,
         None => Some(bytes),
         Some(key) => crate::at_rest::unseal(key, name, &bytes),
+    }
+}
+
+/// Which process saves a store's vector index: an advisory lock (`flock`) on a file
+/// beside it, `<db>.vectors.lock`, taken when the store opens and held until it is dropped.
+///
+/// Several processes may use one store at once (a long-running `memstr mcp` and CLI
+/// commands, over SQLite's WAL); each keeps an index in memory and searches with it, but
+/// two saving the same files would rename temporary directories over each other. Only the
+/// holder of the lock saves; the others leave the files to it (their points are in SQLite
+/// and reach the saved index when the owner, or the next process to own it, reconciles).
+/// The kernel drops the lock when its process ends, however it ends.
+#[derive(Debug)]
+pub struct IndexLock {
+    path: PathBuf,
+    held: std::sync::Mutex<Option<std::fs::File>>,
+}
+
+impl IndexLock {
+    /// The lock of the index of the store at `db`; not taken yet ([`IndexLock::acquire`]).
+    pub fn new(db: &Path) -> Self {
+        IndexLock { path: Self::path_for(db), held: std::sync::Mutex::new(None) }
+    }
+
+    /// The lock file of the store at `db`.
+    pub fn path_for(db: &Path) -> PathBuf {
+        let mut name = VectorIndex::dir_for(db).file_name().map(|n| n.to_os_string()).unwrap_or_default();
+        name.push(".lock");
+        db.with_file_name(name)
+    }
+
+    /// Whether this handle owns the index: takes the lock when it is free (without
+    /// waiting), so a process that found it taken becomes the owner once its holder exits.
+    /// A lock file that cannot be created (a read-only directory) means not the owner.
+    pub fn acquire(&self) -> bool {
+        let Ok(mut held) = self.held.lock() else { return false };
+        if held.is_some() {
+            return true;
+        }
+        let file = match std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&self.path) {
+            Ok(f) => f,
+            Err(e) => {
+                tracing::debug!("vector index lock {}: {e}", self.path.display());
+                return false;
+            }
+        };
+        match file.try_lock() {
+            Ok(()) => {
+                *held = Some(file);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    /// Whether the lock is held by this handle now (without trying to take it).
+    pub fn is_held(&self) -> bool {
+        self.held.lock().map(|h| h.is_some()).unwrap_or(false)
     }
 }
 

@@ -9,6 +9,11 @@ pub struct Memory {
     pub value: String,
     /// When it was written, in float Unix seconds (the payload's `ts`).
     pub created_at: f64,
+    /// When it was archived: out of search and context, kept everywhere, back with
+    /// `restore` (docs/lifecycle.md). Travels in the payload's `"memstr"` object, which the
+    /// published client ignores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<f64>,
 }
 
 /// An append-only journal entry (`sense-journal/{ts}`, or a kind-4 note to self).
@@ -17,4 +22,7 @@ pub struct JournalEntry {
     pub content: String,
     /// When it was written, in float Unix seconds.
     pub created_at: f64,
+    /// When it was archived (see [`Memory::archived_at`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<f64>,
 }

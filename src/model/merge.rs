@@ -64,9 +64,9 @@ fn scalars(m: &PersonaMemory) -> (String, String, String, String, String, String
 }
 
 /// The user-set lifecycle fields, comparable.
-fn life_key(m: &PersonaMemory) -> (bool, String, String) {
+fn life_key(m: &PersonaMemory) -> (bool, String, String, String) {
     let num = |x: Option<f64>| x.map(|v| format!("{v:e}")).unwrap_or_default();
-    (m.sync.life.pinned, num(m.sync.life.importance), num(m.sync.life.salience))
+    (m.sync.life.pinned, num(m.sync.life.importance), num(m.sync.life.salience), num(m.sync.life.archived_at))
 }
 
 fn union_minus(first: &[String], second: &[String], removed: &[String]) -> Vec<String> {
@@ -116,7 +116,7 @@ pub fn merge(a: &PersonaMemory, b: &PersonaMemory) -> PersonaMemory {
     m.last_accessed = a.last_accessed.max(b.last_accessed);
     m.last_reinforced = a.last_reinforced.max(b.last_reinforced);
     m.created_at = a.created_at.min(b.created_at);
-    // Pinning and importance are user edits (from the winner); the FSRS state moves with
+    // Pinning, importance and the archive mark are user edits (from the winner); the FSRS state moves with
     // reviews, which are not, so the later review wins, ties to the larger state.
     m.sync.life.fsrs = match (a.sync.life.fsrs, b.sync.life.fsrs) {
         (Some(x), Some(y)) => {

@@ -154,6 +154,11 @@ pub struct LifeMeta {
     /// Earlier values of a keyed fact (seed 002), oldest first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub history: Vec<FactValue>,
+    /// When the memory was archived (by `archive`, or by the lifecycle when it dissolved):
+    /// out of search and context, kept locally and on relays, back with `restore` or a
+    /// strong cue in search. None: not archived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub archived_at: Option<f64>,
 }
 
 /// A value a keyed fact once had.

@@ -49,12 +49,16 @@ pub struct SearchQuery {
     pub weights: Option<Weights>,
     /// Count each persona hit as an access (the testing effect). On with [`SearchQuery::new`].
     pub strengthen: bool,
+    /// Let a strong cue bring back memories that are asleep (archived, forgotten,
+    /// dissolved), marked [`SearchHit::revived`]. On with [`SearchQuery::new`]; off in
+    /// `persona_search`, which keeps the published client's rule.
+    pub revive: bool,
 }
 
 impl SearchQuery {
     /// A query for `text`, top 10, no filters.
     pub fn new(text: &str) -> Self {
-        SearchQuery { text: text.to_string(), limit: 10, strengthen: true, ..Default::default() }
+        SearchQuery { text: text.to_string(), limit: 10, strengthen: true, revive: true, ..Default::default() }
     }
     pub fn limit(mut self, n: usize) -> Self {
         self.limit = n;
@@ -110,6 +114,13 @@ pub struct Weights {
     pub k: Option<f64>,
     /// Candidates taken from each of FTS5 and the vector index.
     pub pool: usize,
+    /// A memory that is asleep (archived, forgotten, dissolved) comes back only as one of
+    /// the best matches: its matching score at least this share of the best candidate's ...
+    pub revive_share: f64,
+    /// ... and, with the model, a cosine with the query of at least this ...
+    pub revive_cosine: f64,
+    /// ... or, without the model, at least this share of the query's content words.
+    pub revive_coverage: f64,
 }
 
 impl Default for Weights {
@@ -133,6 +144,9 @@ impl Default for Weights {
             episode_seeds: 10,
             k: Some(60.0),
             pool: 100,
+            revive_share: 0.8,
+            revive_cosine: 0.5,
+            revive_coverage: 0.5,
         }
     }
 }
@@ -190,6 +204,9 @@ pub struct SearchHit {
     pub score: f64,
     /// Every signal that took part, in the order above.
     pub signals: Vec<Signal>,
+    /// The memory was asleep (archived, or a forgotten or dissolved persona memory) and
+    /// came back because the query matched it strongly; the search's access revives it.
+    pub revived: bool,
 }
 
 /// A candidate with its raw signal values (`None`: the signal says nothing about it).
@@ -198,6 +215,8 @@ pub(crate) struct Candidate {
     pub path: String,
     pub found: Found,
     pub values: [Option<f64>; SIGNALS.len()],
+    /// See [`SearchHit::revived`].
+    pub revived: bool,
 }
 
 /// Signal names, in the order of [`Candidate::values`].
@@ -273,7 +292,7 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize) -> Vec<
                     signals.push(Signal { name: SIGNALS[s], value: v, rank: r[s], contribution });
                 }
             }
-            SearchHit { path: c.path, found: c.found, score, signals }
+            SearchHit { path: c.path, found: c.found, score, signals, revived: c.revived }
         })
         .collect();
     hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));

@@ -6,6 +6,7 @@
 
 pub mod hybrid;
 pub mod query;
+pub mod time;
 
 pub use hybrid::{Found, Kind, SearchHit, SearchQuery, Signal, Weights};
 
@@ -204,6 +205,19 @@ pub fn content_terms(query: &str) -> Vec<String> {
     } else {
         kept
     }
+}
+
+/// The share of `terms` (content words of a query) that `text` contains, a word counting
+/// when it shares its first five letters with one of the text's (a light stemmer:
+/// "birthday"/"birthdays", "deploy"/"deployed").
+pub fn term_coverage(terms: &[String], text: &str) -> f64 {
+    if terms.is_empty() {
+        return 0.0;
+    }
+    let stem = |w: &str| w.chars().take(5).collect::<String>();
+    let words: std::collections::HashSet<String> = tokenize(text).iter().map(|w| stem(w)).collect();
+    let hit = terms.iter().filter(|t| words.contains(&stem(t))).count();
+    hit as f64 / terms.len() as f64
 }
 
 /// Dot product of two vectors (their cosine, for unit vectors), in f64.

@@ -60,13 +60,39 @@ impl ConsolidationReport {
     }
 }
 
-/// Recurring journal content: clusters of at least `recur_min` similar entries among the
-/// entries written since the last cycle and their nearest neighbours.
+/// Journal entries of one pattern closer in time than this (to the previous one) belong
+/// to one episode: a burst of copies is one occurrence, not a habit.
+const EPISODE_GAP: f64 = 6.0 * 3_600.0;
+/// ... and an episode lasts at most this long, so steady writing does not chain days.
+const EPISODE_SPAN: f64 = DAY;
+/// A word on more than this share of the journal's days is routine (day-IDF below
+/// ln 4): it says nothing specific about any one day.
+const COMMON_DAY_SHARE: f64 = 0.25;
+/// Specific (not routine) content words a pattern must share to be worth a fact.
+const MIN_SPECIFIC_WORDS: usize = 2;
+/// How many times more days than chance a pattern's two rarest specific words must share.
+const MIN_LIFT: f64 = 4.0;
+/// Share of the first entry's content words the cluster must share.
+const MIN_SHARED_SHARE: f64 = 2.0 / 3.0;
+/// Candidates examined for each fresh entry's cluster (FTS5 rank order).
+const NEIGHBOURS: i64 = 50;
+/// What `source` of a promoted fact starts with; search ranks such facts below their
+/// evidence ([`promoted_below_evidence`]).
+pub(crate) const PROMOTED_SOURCE: &str = "consolidation:";
+/// A promoted fact is an inference from routine text, not something the user said.
+const PROMOTED_CONFIDENCE: f64 = 0.5;
+
+/// Recurring journal content: a cluster of at least `recur_min` similar entries from as
+/// many distinct episodes, sharing enough specific words.
 struct Recurrence {
-    /// Earliest entry's content, and how many entries recur.
+    /// Earliest entry's content, how many entries recur, and in how many episodes.
     content: String,
     count: usize,
+    episodes: usize,
 }
+
+/// A journal entry: rid, content, time.
+type Entry = (i64, String, f64);
 
 fn slug(text: &str) -> String {
     let words: Vec<String> = search::content_terms(text).into_iter().take(6).collect();
@@ -76,6 +102,134 @@ fn slug(text: &str) -> String {
     } else {
         s.chars().take(80).collect()
     }
+}
+
+/// "walked" and "walks" to "walk" (the same crude folding as
+/// [`lexical_similarity`]); short words as they are.
+fn fold(w: &str) -> String {
+    if w.len() <= 3 {
+        return w.to_string();
+    }
+    for suffix in ["ing", "ed", "es", "s", "e"] {
+        if let Some(stem) = w.strip_suffix(suffix) {
+            if stem.len() >= 3 {
+                return stem.to_string();
+            }
+        }
+    }
+    w.to_string()
+}
+
+/// Distinct content words of `text` (no stop words, numbers or single letters), folded,
+/// each with the first form it took (what FTS5 is asked for).
+fn content_words(text: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for w in search::tokenize(text) {
+        if w.chars().count() < 2 || w.chars().all(|c| c.is_ascii_digit()) || search::STOP_WORDS.contains(&w.as_str()) {
+            continue;
+        }
+        out.entry(fold(&w)).or_insert(w);
+    }
+    out
+}
+
+/// Distinct episodes among entry times: a new one starts `EPISODE_GAP` after the
+/// previous entry, or `EPISODE_SPAN` after the episode's first.
+fn episodes(times: &mut [f64]) -> usize {
+    times.sort_by(f64::total_cmp);
+    let (mut n, mut start, mut last) = (0, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for t in times.iter() {
+        if t - last >= EPISODE_GAP || t - start >= EPISODE_SPAN {
+            n += 1;
+            start = *t;
+        }
+        last = *t;
+    }
+    n
+}
+
+/// The UTC day of a time, as SQLite computes it below.
+const DAY_SQL: &str = "CAST(r.ts / 86400 AS INTEGER)";
+
+/// How routine the journal's words are: its days, and per word (cached) the days it
+/// appears on.
+struct DayFrequency<'c> {
+    conn: &'c Connection,
+    days: u64,
+    cache: BTreeMap<String, u64>,
+}
+
+impl<'c> DayFrequency<'c> {
+    fn new(conn: &'c Connection) -> Result<Self> {
+        let days: i64 = conn.query_row(
+            &format!("SELECT count(DISTINCT {DAY_SQL}) FROM records r WHERE r.kind = 'journal' AND r.deleted = 0"),
+            [],
+            |r| r.get(0),
+        )?;
+        Ok(DayFrequency { conn, days: days.max(0) as u64, cache: BTreeMap::new() })
+    }
+
+    /// Days with a journal entry containing `word` (FTS5's stemmer matches its forms).
+    fn days_of(&mut self, word: &str) -> Result<u64> {
+        if let Some(d) = self.cache.get(word) {
+            return Ok(*d);
+        }
+        let Some(expr) = search::fts_any(&[word.to_string()]) else { return Ok(0) };
+        let d: i64 = self
+            .conn
+            .prepare_cached(&format!(
+                "SELECT count(DISTINCT {DAY_SQL}) FROM records_fts f JOIN records r ON r.rid = f.rowid
+             WHERE records_fts MATCH ?1 AND r.kind = 'journal' AND r.deleted = 0"
+            ))?
+            .query_row([expr], |r| r.get(0))?;
+        self.cache.insert(word.to_string(), d.max(0) as u64);
+        Ok(d.max(0) as u64)
+    }
+
+    /// Whether `word` is specific: on at most `COMMON_DAY_SHARE` of the journal's days
+    /// (its day-IDF, ln(days / days_of), at least ln 4).
+    fn specific(&mut self, word: &str) -> Result<bool> {
+        Ok((self.days_of(word)? as f64) <= COMMON_DAY_SHARE * self.days as f64)
+    }
+}
+
+/// Whether a cluster says something specific: most of its first entry's content words
+/// (at least `MIN_SHARED_SHARE`) are found in at least half of its entries, so the text
+/// promoted is what recurs and not one occurrence's details; and `MIN_SPECIFIC_WORDS` of
+/// those shared words are specific over the journal's days, the two rarest of them together
+/// in its entries on `recur_min` days and on `MIN_LIFT` times the days chance would give.
+fn informative(cluster: &[Entry], freq: &mut DayFrequency, recur_min: usize) -> Result<bool> {
+    let words: Vec<BTreeMap<String, String>> = cluster.iter().map(|(_, c, _)| content_words(c)).collect();
+    let shared: Vec<(&String, &String)> = words[0]
+        .iter()
+        .filter(|(folded, _)| 2 * words.iter().filter(|w| w.contains_key(*folded)).count() >= cluster.len())
+        .collect();
+    if (shared.len() as f64) < MIN_SHARED_SHARE * words[0].len() as f64 {
+        return Ok(false);
+    }
+    let mut specific: Vec<(u64, &String)> = Vec::new();
+    for (folded, form) in shared {
+        if freq.specific(form)? {
+            specific.push((freq.days_of(form)?, folded));
+        }
+    }
+    if specific.len() < MIN_SPECIFIC_WORDS {
+        return Ok(false);
+    }
+    // Its two rarest specific words must come together, in its entries, on `recur_min`
+    // days and on `MIN_LIFT` times the days chance would give them (their day frequencies,
+    // independent): "Ana" and "weather" of "Lunch with Ana; talked about weather", in a
+    // cluster of lunches with anyone about anything, meet by coincidence if at all.
+    specific.sort();
+    let ((da, a), (db, b)) = (specific[0], specific[1]);
+    let together: BTreeSet<i64> = cluster
+        .iter()
+        .zip(&words)
+        .filter(|(_, w)| w.contains_key(a) && w.contains_key(b))
+        .map(|((_, _, t), _)| (t / DAY).floor() as i64)
+        .collect();
+    let chance = (da * db) as f64 / freq.days.max(1) as f64;
+    Ok(together.len() >= recur_min && together.len() as f64 >= MIN_LIFT * chance)
 }
 
 /// The first `RECUR_BATCH` journal entries after `after_rid`, with rid and content.
@@ -97,19 +251,20 @@ fn new_journal(conn: &Connection, after_rid: i64) -> Result<Vec<(i64, JournalEnt
 
 /// Entries lexically similar to `text` (FTS5 candidates, then word overlap): the fallback
 /// when there are no vectors.
-fn lexical_neighbours(conn: &Connection, text: &str, threshold: f64) -> Result<Vec<(i64, String)>> {
+fn lexical_neighbours(conn: &Connection, text: &str, threshold: f64) -> Result<Vec<Entry>> {
     let Some(expr) = search::fts_any(&search::content_terms(text)) else { return Ok(Vec::new()) };
     let mut stmt = conn.prepare_cached(
         "SELECT r.rid, r.payload FROM records_fts f JOIN records r ON r.rid = f.rowid
-         WHERE records_fts MATCH ?1 AND r.kind = 'journal' AND r.deleted = 0 ORDER BY f.rank LIMIT 20",
+         WHERE records_fts MATCH ?1 AND r.kind = 'journal' AND r.deleted = 0 ORDER BY f.rank LIMIT ?2",
     )?;
-    let rows = stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    let rows =
+        stmt.query_map(rusqlite::params![expr, NEIGHBOURS], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
     let mut out = Vec::new();
     for row in rows {
         let (rid, json) = row?;
         let e: JournalEntry = serde_json::from_str(&json)?;
         if lexical_similarity(text, &e.content) >= threshold {
-            out.push((rid, e.content));
+            out.push((rid, e.content, e.created_at));
         }
     }
     Ok(out)
@@ -276,7 +431,9 @@ impl MemoryStore {
     }
 
     /// Recurring journal content among the entries since the last cycle, and the newest
-    /// journal rid examined.
+    /// journal rid examined. A cluster qualifies with `recur_min` distinct episodes and
+    /// `MIN_SPECIFIC_WORDS` specific shared words; one that does not is judged again when
+    /// a new entry of it comes (the journal's days have grown by then).
     async fn recurrence_inputs(&self) -> Result<(Vec<Recurrence>, i64)> {
         self.read(move |conn, inner| {
             let recur = inner.life.recur_similarity;
@@ -284,22 +441,35 @@ impl MemoryStore {
             let after: i64 = meta_get(conn, "consolidated_journal_rid")?.and_then(|s| s.parse().ok()).unwrap_or(0);
             let fresh = new_journal(conn, after)?;
             let watermark = fresh.iter().map(|(rid, _)| *rid).max().unwrap_or(after).max(after);
+            let mut freq = DayFrequency::new(conn)?;
             let mut seen: BTreeSet<i64> = BTreeSet::new();
             let mut recurring = Vec::new();
             for (rid, entry) in &fresh {
                 if seen.contains(rid) {
                     continue;
                 }
-                let neighbours = lexical_neighbours(conn, &entry.content, recur)?;
-                let mut cluster: Vec<(i64, String)> = neighbours;
-                if !cluster.iter().any(|(r, _)| r == rid) {
-                    cluster.push((*rid, entry.content.clone()));
+                let mut cluster = lexical_neighbours(conn, &entry.content, recur)?;
+                if !cluster.iter().any(|(r, _, _)| r == rid) {
+                    cluster.push((*rid, entry.content.clone(), entry.created_at));
                 }
-                if cluster.len() >= inner.life.recur_min {
-                    cluster.sort_by_key(|(r, _)| *r);
-                    seen.extend(cluster.iter().map(|(r, _)| *r));
-                    recurring.push(Recurrence { content: cluster[0].1.clone(), count: cluster.len() });
+                if cluster.len() < inner.life.recur_min {
+                    continue;
                 }
+                cluster.sort_by_key(|(r, _, _)| *r);
+                // Judged once per cycle: its other fresh entries would find the same cluster.
+                seen.extend(cluster.iter().map(|(r, _, _)| *r));
+                let n_episodes = episodes(&mut cluster.iter().map(|(_, _, t)| *t).collect::<Vec<_>>());
+                if n_episodes < inner.life.recur_min {
+                    continue;
+                }
+                if !informative(&cluster, &mut freq, inner.life.recur_min)? {
+                    continue;
+                }
+                recurring.push(Recurrence {
+                    content: cluster[0].1.clone(),
+                    count: cluster.len(),
+                    episodes: n_episodes,
+                });
             }
             Ok((recurring, watermark))
         })
@@ -371,16 +541,13 @@ impl MemoryStore {
     }
 }
 
-/// Creates a persona fact for each recurring pattern not promoted before.
+/// Creates a persona fact for each recurring pattern no persona memory states yet.
 fn promote(tx: &Transaction, inner: &Inner, recurring: &[Recurrence], now: f64) -> Result<Vec<String>> {
     let mut out = Vec::new();
-    // Facts promoted before: a pattern already promoted (under whatever key its earliest
-    // entry gave then) is not promoted again.
-    let mut known: Vec<String> = super::persona::load_all(tx)?
-        .into_iter()
-        .filter(|(_, m)| m.domain == "self" && m.facet == "facts" && m.key.starts_with("recurring-"))
-        .map(|(_, m)| m.value)
-        .collect();
+    // Every persona memory, of any domain and state, earlier promotions included: a
+    // pattern one of them already states (words overlapping as much as the entries of a
+    // cluster do) would only repeat it.
+    let mut known: Vec<String> = super::persona::load_all(tx)?.into_iter().map(|(_, m)| m.value).collect();
     for r in recurring {
         let key = format!("recurring-{}", slug(&r.content));
         let exists: bool = tx.query_row(
@@ -394,11 +561,79 @@ fn promote(tx: &Transaction, inner: &Inner, recurring: &[Recurrence], now: f64) 
         known.push(r.content.clone());
         let value: String = r.content.chars().take(2_000).collect();
         let mut m = PersonaMemory::new("self", "facts", &key, &value, now);
-        m.themes = search::content_terms(&r.content).into_iter().take(3).collect();
-        m.source = format!("consolidation: {} similar journal entries", r.count);
+        // No themes: its words are its evidence's; themes would count them twice in search.
+        m.source = format!("{PROMOTED_SOURCE} {} similar journal entries in {} episodes", r.count, r.episodes);
+        m.confidence = PROMOTED_CONFIDENCE;
         m.state = live_state(inner, &m, now).1;
         out.push(m.address());
         save_with(tx, inner, None, m, true)?;
     }
     Ok(out)
+}
+
+/// Whether a persona memory was promoted by consolidation rather than written.
+pub(crate) fn is_promoted(m: &PersonaMemory) -> bool {
+    m.source.starts_with(PROMOTED_SOURCE)
+}
+
+/// The search-side rule for promoted facts (its one place): each ranks below every other
+/// hit that is not promoted and matches the query at least as well, judged on the words
+/// a person wrote (query content words its text contains; for the promoted fact, its value
+/// only, since its key is made of the same words). When its value contains none of them
+/// (a match by meaning), "as well" is the `matching` signal. A demoted fact takes the
+/// score of the hit above it, and a signal `evidence` says by how much it fell. Its
+/// evidence matches as well by construction: a promoted fact never outranks it.
+pub(crate) fn promoted_below_evidence(hits: &mut Vec<crate::search::SearchHit>, query: &str) {
+    use crate::search::{Found, SearchHit, Signal};
+    let promoted = |h: &SearchHit| matches!(&h.found, Found::Persona(p) if is_promoted(p));
+    if !hits.iter().any(promoted) {
+        return;
+    }
+    let terms: Vec<String> = content_words(query).into_keys().collect();
+    let covers = |text: &str| {
+        let words = content_words(text);
+        terms.iter().filter(|t| words.contains_key(*t)).count()
+    };
+    let written_text = |h: &SearchHit| match &h.found {
+        Found::Persona(p) if is_promoted(p) => p.value.clone(),
+        Found::Persona(p) => format!("{} {} {}", p.key, p.themes.join(" "), p.value),
+        other => other.text(),
+    };
+    let matching = |h: &SearchHit| h.signals.iter().find(|s| s.name == "matching").map_or(0.0, |s| s.value);
+    let mut others: Vec<(SearchHit, usize, f64)> = Vec::new();
+    // Each promoted fact with the number of other hits to place above it.
+    let mut demoted: Vec<(usize, SearchHit)> = Vec::new();
+    let mut facts: Vec<(usize, SearchHit)> = Vec::new();
+    for h in hits.drain(..) {
+        if promoted(&h) {
+            facts.push((others.len(), h));
+        } else {
+            let (c, m) = (covers(&written_text(&h)), matching(&h));
+            others.push((h, c, m));
+        }
+    }
+    for (above, fact) in facts {
+        let (c, m) = (covers(&written_text(&fact)), matching(&fact));
+        let last_rival = others.iter().rposition(|(_, oc, om)| if c > 0 { *oc >= c } else { *om >= m });
+        demoted.push((last_rival.map_or(above, |i| above.max(i + 1)), fact));
+    }
+    // Stable: facts keep their order among themselves.
+    demoted.sort_by_key(|(slot, _)| *slot);
+    let mut demoted = demoted.into_iter().peekable();
+    for (i, (h, _, _)) in others.into_iter().enumerate() {
+        while let Some((_, fact)) = demoted.next_if(|(slot, _)| *slot == i) {
+            hits.push(fact);
+        }
+        hits.push(h);
+    }
+    hits.extend(demoted.map(|(_, fact)| fact));
+    // Scores stay in rank order.
+    for i in 1..hits.len() {
+        let cap = hits[i - 1].score;
+        if promoted(&hits[i]) && hits[i].score > cap {
+            let fall = cap - hits[i].score;
+            hits[i].score = cap;
+            hits[i].signals.push(Signal { name: "evidence", value: 0.0, rank: None, contribution: fall });
+        }
+    }
 }

@@ -25,16 +25,20 @@ const GRAPH_REBUILD_SECS: u64 = 30;
 pub struct PruneReport {
     /// Memories whose stored state changed (`fading` to `forgotten`, ...), by address.
     pub transitions: Vec<(String, MemoryState, MemoryState)>,
-    /// Memories dissolved long enough to be deleted (a deletion is queued for relays).
+    /// Memories dissolved long enough to be archived (the default [`crate::Dissolve`]
+    /// policy), by address.
+    pub archived: Vec<String>,
+    /// Memories dissolved long enough to be deleted, with [`crate::Dissolve::Delete`] (a
+    /// deletion is queued for relays).
     pub deleted: Vec<String>,
     /// Memories whose dissolution mark was set or cleared without a state change.
     pub marked: Vec<String>,
 }
 
 impl PruneReport {
-    /// State changes plus deletions: the client's `persona_prune` return value.
+    /// State changes plus archives and deletions: the client's `persona_prune` return value.
     pub fn count(&self) -> usize {
-        self.transitions.len() + self.deleted.len()
+        self.transitions.len() + self.archived.len() + self.deleted.len()
     }
 
     /// Whether pruning wrote anything.
@@ -81,10 +85,12 @@ pub(crate) fn meta_set(tx: &Transaction, name: &str, value: &str) -> Result<()> 
     Ok(())
 }
 
-/// The state a memory is in under `inner`'s decay policy; pinned memories stay active.
+/// The state a memory is in under `inner`'s decay policy. Pinned memories and keyed facts
+/// stay active: a keyed fact is the current value of its attribute until it is set again,
+/// however long ago that was (seed 002).
 pub(crate) fn live_state(inner: &Inner, m: &PersonaMemory, now: f64) -> (f64, MemoryState) {
     let relevance = inner.decay.relevance(m, now);
-    if m.sync.life.pinned {
+    if m.sync.life.pinned || super::forgetting::is_keyed_fact(m) {
         return (relevance, MemoryState::Active);
     }
     (relevance, inner.decay.state(relevance))
@@ -137,16 +143,30 @@ pub(crate) fn prune(tx: &Transaction, inner: &Inner) -> Result<PruneReport> {
 }
 
 fn prune_one(tx: &Transaction, inner: &Inner, m: &PersonaMemory, now: f64, report: &mut PruneReport) -> Result<()> {
+    if m.sync.life.archived_at.is_some() {
+        // Archived memories wait for `restore` or a strong cue; pruning leaves them be.
+        return Ok(());
+    }
     let (_, state) = live_state(inner, m, now);
     let mut next = m.clone();
     next.state = state;
     if state == MemoryState::Dissolved {
         let since = *next.sync.life.dissolved_at.get_or_insert(now);
-        if now - since >= inner.life.dissolve_after_days * DAY {
+        if now - since >= inner.life.dissolve_after_days * DAY && super::forgetting::archivable(m) {
             let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
-            super::v1::forget_path(tx, inner, &path)?;
-            report.deleted.push(m.address());
-            return Ok(());
+            match inner.life.dissolve {
+                crate::Dissolve::Delete => {
+                    super::v1::forget_path(tx, inner, &path)?;
+                    report.deleted.push(m.address());
+                    return Ok(());
+                }
+                _ => {
+                    next.sync.life.archived_at = Some(now);
+                    report.archived.push(m.address());
+                    save_with(tx, inner, Some(m), next, false)?;
+                    return Ok(());
+                }
+            }
         }
     } else {
         next.sync.life.dissolved_at = None;

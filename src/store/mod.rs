@@ -6,6 +6,7 @@
 mod apply;
 mod consolidate;
 mod derived;
+mod forgetting;
 pub(crate) mod ingest;
 mod lifecycle;
 mod persona;
@@ -33,6 +34,7 @@ use crate::identity::Identity;
 
 pub use apply::Outcome;
 pub use consolidate::ConsolidationReport;
+pub use forgetting::{address_of, Resolved};
 pub use ingest::FUTURE_SLACK;
 pub use lifecycle::{FactVersion, GraphNeighbour, PruneReport};
 pub use persona::{PersonaInput, PersonaQuery, PersonaStats};
@@ -109,6 +111,31 @@ impl Default for StoreOptions {
     }
 }
 
+/// What the lifecycle does with a memory that stayed dissolved (docs/lifecycle.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Dissolve {
+    /// Archive it: out of search and context, kept locally and on relays, back with
+    /// `restore` or a strong cue in search (PMB's soft delete, seed 002). The default.
+    #[default]
+    Archive,
+    /// Delete it everywhere, as `forget` does (sense-memory's policy, seed 003).
+    Delete,
+}
+
+impl std::str::FromStr for Dissolve {
+    type Err = crate::ValidationError;
+    fn from_str(s: &str) -> std::result::Result<Self, Self::Err> {
+        match s {
+            "archive" => Ok(Dissolve::Archive),
+            "delete" => Ok(Dissolve::Delete),
+            other => {
+                Err(crate::ValidationError { field: "dissolve", rule: crate::Rule::UnknownPolicy(other.to_string()) })
+            }
+        }
+    }
+}
+
 /// Lifecycle settings: novelty gating, the graph, consolidation. See docs/lifecycle.md.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -134,8 +161,12 @@ pub struct LifecycleOptions {
     pub recur_similarity: f64,
     /// ... once there are this many; consolidation then promotes it to a persona fact.
     pub recur_min: usize,
-    /// Days a memory stays dissolved before [`MemoryStore::persona_prune`] deletes it.
+    /// Days a memory stays dissolved before [`MemoryStore::persona_prune`] archives it (or
+    /// deletes it, with [`Dissolve::Delete`]).
     pub dissolve_after_days: f64,
+    /// What happens to a memory dissolved for `dissolve_after_days`: archived (default,
+    /// reversible) or deleted everywhere (seed 003's policy).
+    pub dissolve: Dissolve,
     /// Accesses (reads, search hits) are signed in batches: when the oldest unsigned one
     /// is this old ...
     pub access_flush_after: std::time::Duration,
@@ -156,6 +187,7 @@ impl Default for LifecycleOptions {
             recur_similarity: 0.6,
             recur_min: 3,
             dissolve_after_days: 30.0,
+            dissolve: Dissolve::default(),
             access_flush_after: std::time::Duration::from_secs(3600),
             access_flush_count: 100,
         }

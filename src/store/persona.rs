@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::{params, Connection, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
 use serde::Serialize;
 
 use super::{write_record, Inner, MemoryStore};
@@ -317,7 +317,8 @@ impl MemoryStore {
             return Ok(Vec::new());
         }
         let terms = search::query_terms(query);
-        let q = search::SearchQuery::new(query).limit(limit).kinds(&[search::Kind::Persona]);
+        let mut q = search::SearchQuery::new(query).limit(limit).kinds(&[search::Kind::Persona]);
+        q.revive = false;
         let now = self.now();
         let hits = self.search(q).await?;
         Ok(hits
@@ -333,20 +334,48 @@ impl MemoryStore {
             .collect())
     }
 
-    /// Counts one access of each persona memory at `paths` (search hits).
+    /// Counts one access of each memory at `paths` (search hits): persona memories count
+    /// it, and a hit that was archived comes out of the archive (a strong cue revived it).
+    /// Local bookkeeping, signed with the next batch of accesses.
     pub(crate) async fn strengthen(&self, paths: Vec<String>) -> Result<()> {
         self.write(move |tx, inner| {
             let now = inner.clock.now();
             for path in &paths {
-                let row: Option<(i64, String)> = tx
+                let row: Option<(i64, String, String)> = tx
                     .query_row(
-                        "SELECT rid, payload FROM records WHERE path = ?1 AND kind = 'persona' AND deleted = 0",
+                        "SELECT rid, kind, payload FROM records WHERE path = ?1 AND deleted = 0 AND payload IS NOT NULL",
                         [path],
-                        |r| Ok((r.get(0)?, r.get(1)?)),
+                        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
                     )
-                    .ok();
-                if let Some((rid, json)) = row {
-                    touch(tx, inner, rid, &serde_json::from_str(&json)?, now)?;
+                    .optional()?;
+                match row {
+                    Some((rid, kind, json)) if kind == "persona" => {
+                        let mut m: PersonaMemory = serde_json::from_str(&json)?;
+                        if !inner.evaluate_only {
+                            m.sync.life.archived_at = None;
+                        }
+                        touch(tx, inner, rid, &m, now)?;
+                    }
+                    Some((rid, kind, json)) if !inner.evaluate_only => {
+                        let revived = match kind.as_str() {
+                            "kv" => {
+                                let mut m: crate::model::Memory = serde_json::from_str(&json)?;
+                                m.archived_at.take().map(|_| serde_json::to_string(&m)).transpose()?
+                            }
+                            "journal" => {
+                                let mut j: crate::model::JournalEntry = serde_json::from_str(&json)?;
+                                j.archived_at.take().map(|_| serde_json::to_string(&j)).transpose()?
+                            }
+                            _ => None,
+                        };
+                        if let Some(json) = revived {
+                            tx.execute(
+                                "UPDATE records SET payload = ?1, dirty = 1, dirty_at = coalesce(dirty_at, unixepoch()) WHERE rid = ?2",
+                                params![json, rid],
+                            )?;
+                        }
+                    }
+                    _ => {}
                 }
             }
             Ok(())

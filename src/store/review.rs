@@ -47,9 +47,12 @@ impl MemoryStore {
     /// - **reinforce**: a near-duplicate strengthens the existing memory (an access, its
     ///   themes merged) instead of adding one;
     /// - **update**: the same memory said more fully rewrites the existing value;
-    /// - **supersede**: a correction ("actually", a negation, a changed number) is stored
-    ///   as `input.key`, and the old memory gets `superseded_by` and `contradicts`, so it
-    ///   decays four times faster;
+    /// - **supersede**: a correction ("actually", a negation, a changed number), or a
+    ///   contradiction of any memory of the same subject however little it overlaps
+    ///   ("switched from coffee to green tea", an antonym, a changed object or value: see
+    ///   [`crate::lifecycle::gate::contradiction`]), is stored as `input.key`, and the old
+    ///   memory gets `superseded_by` and `contradicts`, so it decays four times faster; a
+    ///   memory already superseded is not superseded again;
     /// - **create**: novel content is stored as `input.key`.
     ///
     /// Writing to an existing key is an explicit update and skips the gate
@@ -105,6 +108,7 @@ impl MemoryStore {
                         key: m.key.clone(),
                         value: m.value.clone(),
                         similarity,
+                        superseded: m.is_superseded(),
                     });
                 }
                 // Word overlap runs lower than cosine for the same relation: its own thresholds.
@@ -234,8 +238,8 @@ impl MemoryStore {
     }
 
     /// The active persona in seed 003's compressed format for an LLM's context (only
-    /// active and pinned memories; `domain` narrows it), within `max_tokens` (500 by
-    /// default) as estimated for GPT-style tokenizers.
+    /// active and pinned memories, none that a newer memory replaces; `domain` narrows it),
+    /// within `max_tokens` (500 by default) as estimated for GPT-style tokenizers.
     pub async fn persona_compress(&self, domain: Option<&str>) -> Result<String> {
         Ok(self
             .persona_compress_with(CompressOptions { domain: domain.map(str::to_string), ..Default::default() })
@@ -247,8 +251,9 @@ impl MemoryStore {
     pub async fn persona_compress_with(&self, options: CompressOptions) -> Result<Compressed> {
         self.read(move |conn, inner| {
             let now = inner.clock.now();
-            let scope = PersonaQuery { domain: options.domain.clone(), ..PersonaQuery::all() };
-            let rows: Vec<(PersonaMemory, MemoryState)> = query(conn, &scope)?
+            // The whole persona even for one domain: the memory that replaces one of this
+            // domain can live in another; compress_detailed narrows to the domain itself.
+            let rows: Vec<(PersonaMemory, MemoryState)> = query(conn, &PersonaQuery::all())?
                 .into_iter()
                 .map(|(_, m)| {
                     let state = live_state(inner, &m, now).1;

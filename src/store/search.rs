@@ -64,7 +64,11 @@ impl MemoryStore {
                 };
                 let ctx = Ctx { inner, graph: graph.as_deref(), now, cosine_of: &cosine_of };
                 let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
-                Ok(fuse(cands, &weights, limit))
+                // Every candidate, so a promoted fact moved down makes room for the next.
+                let mut hits = fuse(cands, &weights, usize::MAX);
+                super::consolidate::promoted_below_evidence(&mut hits, &query.text);
+                hits.truncate(limit);
+                Ok(hits)
             })
             .await?;
         // The best few were retrieved together: consolidation strengthens their links.
@@ -73,8 +77,11 @@ impl MemoryStore {
             self.note_coactivation(&top);
         }
         if strengthen {
-            let paths: Vec<String> =
-                hits.iter().filter(|h| matches!(h.found, Found::Persona(_))).map(|h| h.path.clone()).collect();
+            let paths: Vec<String> = hits
+                .iter()
+                .filter(|h| h.revived || matches!(h.found, Found::Persona(_)))
+                .map(|h| h.path.clone())
+                .collect();
             if !paths.is_empty() {
                 self.strengthen(paths).await?;
             }
@@ -247,6 +254,32 @@ struct Ctx<'a> {
     cosine_of: &'a dyn Fn(i64) -> Option<f64>,
 }
 
+/// How strongly a query matches a candidate, for reviving a memory that is asleep
+/// (archived, forgotten or dissolved).
+struct Cue {
+    /// The candidate's matching score (words and meaning, see `matching` below).
+    matching: f64,
+    /// The best matching score among all candidates.
+    best: f64,
+    /// Cosine of the query and the candidate, when vectors are on.
+    cosine: Option<f64>,
+}
+
+impl Cue {
+    /// A strong cue: the candidate is (nearly) the best match of the query, and the match
+    /// stands on its own: a close meaning with the model, most of the query's words without.
+    fn is_strong(&self, w: &Weights, terms: &[String], text: &str, has_query_vec: bool) -> bool {
+        if self.best <= 0.0 || self.matching < w.revive_share * self.best {
+            return false;
+        }
+        match (has_query_vec, self.cosine) {
+            (true, Some(cos)) => cos >= w.revive_cosine,
+            (true, None) => false,
+            (false, _) => search::term_coverage(terms, text) >= w.revive_coverage,
+        }
+    }
+}
+
 fn candidates(
     conn: &Connection,
     ctx: &Ctx,
@@ -396,6 +429,8 @@ fn candidates(
     };
 
     let terms = search::query_terms(&q.text);
+    let best_match = match_of.values().copied().fold(0.0f64, f64::max);
+    let cue_terms = search::content_terms(&q.text);
     let span = search::query::time_range(&q.text, now);
     let intent = search::query::intent(&q.text);
     let mut out = Vec::new();
@@ -410,6 +445,24 @@ fn candidates(
             "persona" => Found::Persona(serde_json::from_str::<PersonaMemory>(&row.payload)?),
             _ => continue,
         };
+        // Archived records, and forgotten or dissolved persona memories, stay out unless the
+        // query is a strong cue for them; then they come back, marked, and the access
+        // revives them (docs/lifecycle.md, "A strong cue revives").
+        let asleep = match &found {
+            Found::Memory(m) => m.archived_at.is_some(),
+            Found::Journal(j) => j.archived_at.is_some(),
+            Found::Persona(p) => {
+                p.sync.life.archived_at.is_some()
+                    || (q.states.is_empty() && matches!(live(p).1, MemoryState::Forgotten | MemoryState::Dissolved))
+            }
+        };
+        let revived = asleep && q.revive && {
+            let cue = Cue { matching: match_of[&rid], best: best_match, cosine: cosine.get(&rid).copied() };
+            cue.is_strong(w, &cue_terms, &found.text(), has_query_vec)
+        };
+        if asleep && !revived {
+            continue;
+        }
         let t = found.time();
         if q.since.is_some_and(|s| t < s) || q.until.is_some_and(|u| t >= u) {
             continue;
@@ -448,7 +501,7 @@ fn candidates(
             }
             let (relevance, state) = live(p);
             let wanted = if q.states.is_empty() {
-                matches!(state, MemoryState::Active | MemoryState::Fading)
+                revived || matches!(state, MemoryState::Active | MemoryState::Fading)
             } else {
                 q.states.contains(&state)
             };
@@ -466,7 +519,7 @@ fn candidates(
         } else if q.domain.is_some() || q.facet.is_some() {
             continue;
         }
-        out.push(Candidate { path: row.path, found, values });
+        out.push(Candidate { path: row.path, found, values, revived });
     }
     Ok(out)
 }

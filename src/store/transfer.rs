@@ -136,15 +136,33 @@ impl MemoryStore {
             return Ok(0);
         }
         self.write(|tx, inner| {
-            let dirty: Vec<String> = tx
-                .prepare("SELECT payload FROM records WHERE dirty = 1 AND deleted = 0 AND kind = 'persona'")?
-                .query_map([], |r| r.get(0))?
+            let dirty: Vec<(String, String, String)> = tx
+                .prepare(
+                    "SELECT kind, path, payload FROM records WHERE dirty = 1 AND deleted = 0 AND payload IS NOT NULL",
+                )?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
                 .collect::<rusqlite::Result<_>>()?;
-            for json in &dirty {
-                let mut m: PersonaMemory = serde_json::from_str(json)?;
-                crate::model::merge::stamp(None, &mut m, &inner.device, inner.clock.now(), false);
-                let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
-                write_record(tx, inner, &path, Payload::Persona(m))?;
+            for (kind, path, json) in &dirty {
+                match kind.as_str() {
+                    "persona" => {
+                        let mut m: PersonaMemory = serde_json::from_str(json)?;
+                        crate::model::merge::stamp(None, &mut m, &inner.device, inner.clock.now(), false);
+                        let path =
+                            Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
+                        write_record(tx, inner, &path, Payload::Persona(m))?;
+                    }
+                    // A flat memory or journal entry a search revived from the archive.
+                    "kv" | "journal" => {
+                        let path =
+                            Path::parse(path).map_err(|_| crate::Error::Task(format!("stored path {path:?}")))?;
+                        let payload = match &path {
+                            Path::Kv { .. } => Payload::Kv(serde_json::from_str(json)?),
+                            _ => Payload::Journal(serde_json::from_str(json)?),
+                        };
+                        write_record(tx, inner, &path, payload)?;
+                    }
+                    _ => {}
+                }
             }
             Ok(dirty.len())
         })

@@ -18,7 +18,7 @@ impl MemoryStore {
         validate_key(key)?;
         validate_value(value)?;
         validate_timestamp("ts", at)?;
-        let m = Memory { key: key.to_string(), value: value.to_string(), created_at: at };
+        let m = Memory { key: key.to_string(), value: value.to_string(), created_at: at, archived_at: None };
         self.write(move |tx, inner| {
             let path = Path::Kv { key: m.key.clone() };
             Ok(write_record(tx, inner, &path, Payload::Kv(m))?.id.to_hex())
@@ -50,14 +50,6 @@ impl MemoryStore {
         .await
     }
 
-    /// Forgets `key`: a tombstone replaces the memory, and a NIP-09 deletion with `e`,
-    /// `a` and `k` tags asks relays to drop it. Returns the deletion's event id.
-    pub async fn forget(&self, key: &str) -> Result<String> {
-        validate_key(key)?;
-        let key = key.to_string();
-        self.write(move |tx, inner| forget_path(tx, inner, &Path::Kv { key })).await
-    }
-
     /// Appends a journal entry. Returns the event id.
     pub async fn journal(&self, content: &str) -> Result<String> {
         self.journal_at(content, self.now()).await
@@ -79,18 +71,20 @@ impl MemoryStore {
             )? {
                 ts = f64::from_bits(ts.to_bits() + 1);
             }
-            let entry = JournalEntry { content, created_at: ts };
+            let entry = JournalEntry { content, created_at: ts, archived_at: None };
             Ok(write_record(tx, inner, &Path::journal(ts), Payload::Journal(entry))?.id.to_hex())
         })
         .await
     }
 
-    /// The newest journal entries, newest first (`limit` at least 1).
+    /// The newest journal entries, newest first (`limit` at least 1); archived entries are
+    /// left out.
     pub async fn recent(&self, limit: usize) -> Result<Vec<JournalEntry>> {
         let limit = limit.max(1) as i64;
         self.read(move |conn, _| {
             let mut stmt = conn.prepare(
-                "SELECT payload FROM records WHERE kind = 'journal' AND deleted = 0 ORDER BY ts DESC, path LIMIT ?1",
+                "SELECT payload FROM records WHERE kind = 'journal' AND deleted = 0
+                 AND json_extract(payload, '$.archived_at') IS NULL ORDER BY ts DESC, path LIMIT ?1",
             )?;
             let rows = stmt.query_map(params![limit], |r| r.get::<_, String>(0))?;
             rows.map(|j| Ok(serde_json::from_str(&j?)?)).collect()

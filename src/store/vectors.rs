@@ -10,7 +10,7 @@ use super::apply::{embedding_text, text_hash};
 use super::MemoryStore;
 use crate::codec::Payload;
 use crate::error::{Error, Result};
-use crate::index::vectors::{from_blob, to_blob, VectorIndex};
+use crate::index::vectors::{from_blob, to_blob, IndexLock, VectorIndex};
 use crate::index::Embedder;
 
 /// Texts per model call when catching up (and the longest a search or a gated write
@@ -32,6 +32,9 @@ pub(crate) struct VectorState {
     seal: Option<crate::at_rest::IndexKey>,
     /// Points inserted since the index was last saved.
     pub unsaved: std::sync::atomic::AtomicUsize,
+    /// Whether this process saves the index files (another process on the same store may
+    /// own them: [`IndexLock`]).
+    pub lock: Arc<IndexLock>,
     /// Held for each batch of an embedding pass: two passes at once (a search and a
     /// background pass) would embed the same records and insert their points twice.
     pub pending: tokio::sync::Mutex<()>,
@@ -63,12 +66,15 @@ impl VectorState {
             conn.execute("DELETE FROM vectors WHERE model != ?1", [&model])?;
         }
         let dir = VectorIndex::dir_for(db);
+        let lock = Arc::new(IndexLock::new(db));
+        lock.acquire();
         let (db, thread_dir) = (db.to_path_buf(), dir.clone());
         let loader = std::thread::Builder::new()
             .name("memstr-vectors".into())
             .spawn({
                 let at_rest = at_rest.clone();
-                move || load_or_build(&db, &thread_dir, &model, dims, at_rest.as_deref())
+                let lock = lock.clone();
+                move || load_or_build(&db, &thread_dir, &model, dims, at_rest.as_deref(), &lock)
             })
             .map_err(|e| Error::Task(format!("starting the vector index loader: {e}")))?;
         Ok(VectorState {
@@ -78,6 +84,7 @@ impl VectorState {
             dir,
             seal: at_rest.map(|k| k.index.clone()),
             unsaved: std::sync::atomic::AtomicUsize::new(0),
+            lock,
             pending: tokio::sync::Mutex::new(()),
         })
     }
@@ -99,8 +106,15 @@ impl VectorState {
         Ok(self.index.get().expect("set just above"))
     }
 
+    /// Saves the index when this process owns it ([`IndexLock`]); otherwise leaves the
+    /// files to their owner and keeps its points counted as unsaved.
     pub(crate) fn save(&self) -> Result<()> {
-        let index = self.index()?.read().map_err(|_| Error::Task("vector index poisoned".into()))?;
+        if !self.lock.acquire() {
+            tracing::debug!("vector index owned by another process: not saved");
+            return Ok(());
+        }
+        let mut index = self.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+        index.blank_unreferenced();
         index.save_with(&self.dir, self.seal.as_ref())?;
         self.unsaved.store(0, std::sync::atomic::Ordering::SeqCst);
         Ok(())
@@ -117,6 +131,7 @@ fn load_or_build(
     model: &str,
     dims: usize,
     at_rest: Option<&crate::at_rest::StoreKeys>,
+    lock: &IndexLock,
 ) -> Result<(VectorIndex, usize)> {
     let conn = rusqlite::Connection::open_with_flags(
         db,
@@ -179,7 +194,10 @@ fn load_or_build(
             }
         }
     }
-    let unsaved = if added > 0 {
+    // Only the owner rewrites the files: it blanks the points of records deleted or purged
+    // since the last save (by any process), so no vector of a purged memory stays on disk.
+    let blanked = if lock.acquire() { index.blank_unreferenced() } else { 0 };
+    let unsaved = if (added > 0 || blanked > 0) && lock.acquire() {
         match index.save_with(dir, seal) {
             Ok(()) => 0,
             Err(e) => {
@@ -188,7 +206,7 @@ fn load_or_build(
             }
         }
     } else {
-        0
+        added
     };
     super::release_free_memory();
     Ok((index, unsaved))
@@ -678,6 +696,14 @@ impl Drop for BackgroundEmbedding {
 }
 
 impl MemoryStore {
+    /// Whether this handle saves the store's vector index: it holds the advisory lock
+    /// beside the index ([`IndexLock`]), which one process at a time can take. `false`
+    /// without vectors. Another process on the same store still searches with an index of
+    /// its own in memory, but leaves the files to the owner.
+    pub fn owns_vector_index(&self) -> bool {
+        self.inner.vectors.as_ref().is_some_and(|v| v.lock.acquire())
+    }
+
     /// Whether semantic search is on (an embedder was given at open).
     pub fn has_vectors(&self) -> bool {
         self.inner.vectors.is_some()

@@ -52,6 +52,11 @@ pub struct Args {
     #[arg(long, global = true, env = "MEMSTR_DECAY", value_name = "halflife|fsrs6")]
     decay: Option<String>,
 
+    /// What pruning does with a memory dissolved for 30 days: archive it (reversible, the
+    /// default) or delete it everywhere (sense-memory's policy).
+    #[arg(long, global = true, env = "MEMSTR_DISSOLVE", value_name = "archive|delete")]
+    dissolve: Option<memstr::Dissolve>,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -96,9 +101,30 @@ enum Command {
         #[arg(long, conflicts_with = "key")]
         all: bool,
     },
-    /// Forget KEY (tombstone plus NIP-09 deletion). Succeeds for a key unknown here too:
-    /// another device, or a relay, may still hold it.
-    Forget { key: String },
+    /// Forget a memory of any kind everywhere (tombstone plus NIP-09 deletion). A flat key
+    /// unknown here is forgotten too: another device, or a relay, may still hold it.
+    Forget {
+        /// A flat key, a persona key, domain/facet/key, kv/KEY or journal/TS (a bare key that
+        /// names several memories is refused with their addresses).
+        reference: String,
+    },
+    /// Archive a memory of any kind: out of search and context, kept here and on relays,
+    /// back with `restore` (or when a search matches it strongly).
+    Archive {
+        /// A flat or persona key, domain/facet/key, kv/KEY or journal/TS.
+        reference: String,
+    },
+    /// Bring an archived memory back into search and context.
+    Restore {
+        /// A flat or persona key, domain/facet/key, kv/KEY or journal/TS.
+        reference: String,
+    },
+    /// Forget a memory everywhere and wipe what is left of it here: full-text rows, its
+    /// vector, graph edges, its published embedding, freed database pages.
+    Purge {
+        /// A flat or persona key, domain/facet/key, kv/KEY or journal/TS.
+        reference: String,
+    },
     /// Append an entry to the journal.
     Journal {
         /// The entry; `-` reads it from standard input.
@@ -148,8 +174,8 @@ enum Command {
     /// Review the persona: states, contradictions, stale beliefs, orphans, suggestions
     /// (stored as an introspection event).
     Introspect,
-    /// Move persona memories to the state their decay puts them in; delete those
-    /// dissolved for 30 days.
+    /// Move persona memories to the state their decay puts them in; archive those
+    /// dissolved for 30 days (delete them with --dissolve delete).
     Prune,
     /// The active persona in compressed form for an LLM's context.
     Compress {
@@ -201,6 +227,8 @@ enum Command {
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Serve memory to agents over the Model Context Protocol (docs/agents.md).
+    Mcp(crate::mcp::McpArgs),
     /// Import JSON Lines of signed events, verifying each as untrusted input.
     Import {
         /// Import signed NIP-01 events (the only format for now; required for clarity).
@@ -387,7 +415,7 @@ fn wants_vectors(args: &Args) -> bool {
         Command::Search { no_vectors, .. } => !no_vectors,
         Command::Persona(PersonaCommand::Search { .. }) => true,
         Command::Persona(PersonaCommand::Add { gate: true, .. }) => true,
-        Command::Introspect | Command::Consolidate | Command::Index => true,
+        Command::Introspect | Command::Consolidate | Command::Mcp(_) | Command::Index => true,
         _ => false,
     }
 }
@@ -418,6 +446,11 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
             bail!("unknown decay policy {name:?}: halflife or fsrs6");
         };
         options = options.decay(Arc::from(policy));
+    }
+    if let Some(policy) = args.dissolve {
+        let mut life = memstr::LifecycleOptions::default();
+        life.dissolve = policy;
+        options = options.lifecycle(life);
     }
     let dir = args.dir()?;
     // memstr's own directory: owner-only, whatever made it.
@@ -505,7 +538,10 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
         },
         Command::Recall { key: None, .. } => out.memories(&store.recall_all().await?),
-        Command::Forget { key } => out.event_id(&store.forget(key).await?),
+        Command::Forget { reference } => out.event_id(&store.forget(reference).await?),
+        Command::Archive { reference } => out.address("archived", &store.archive(reference).await?),
+        Command::Restore { reference } => out.address("restored", &store.restore(reference).await?),
+        Command::Purge { reference } => out.event_id(&store.purge(reference).await?),
         Command::Journal { text, at } => out.event_id(&store.journal_at(&value_arg(text)?, at.unwrap_or(now)).await?),
         Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
         Command::Stats => out.stats(&store.stats().await?),
@@ -589,6 +625,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 return Ok(ExitCode::from(3));
             }
         }
+        Command::Mcp(mcp) => crate::mcp::run(mcp, store).await?,
         Command::Status => out.status(&store.stats().await?, &store.relays().await?),
         Command::Index => {
             if !store.has_vectors() {

@@ -1,6 +1,7 @@
 //! `memstr`: an agent's encrypted memory, from the shell.
 
 mod cli;
+mod mcp;
 mod output;
 
 use std::process::ExitCode;

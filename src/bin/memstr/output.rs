@@ -81,12 +81,15 @@ impl Out {
 
     pub fn prune(&self, r: &PruneReport) {
         if self.json {
-            print_json(&json!({"count": r.count(), "transitions": r.transitions, "deleted": r.deleted,
-                "marked": r.marked}));
+            print_json(&json!({"count": r.count(), "transitions": r.transitions, "archived": r.archived,
+                "deleted": r.deleted, "marked": r.marked}));
             return;
         }
         for (address, from, to) in &r.transitions {
             println!("{address}: {from} -> {to}");
+        }
+        for address in &r.archived {
+            println!("{address}: archived (dissolved past the grace period; `memstr restore` brings it back)");
         }
         for address in &r.deleted {
             println!("{address}: deleted (dissolved past the grace period)");
@@ -109,8 +112,9 @@ impl Out {
             return;
         }
         println!(
-            "states changed {}, deleted {}, promoted {}, linked {}, strengthened {}, decay days {}, edges pruned {}, edges {}",
+            "states changed {}, archived {}, deleted {}, promoted {}, linked {}, strengthened {}, decay days {}, edges pruned {}, edges {}",
             r.prune.transitions.len(),
+            r.prune.archived.len(),
             r.prune.deleted.len(),
             r.promoted.len(),
             r.linked,
@@ -219,6 +223,15 @@ impl Out {
             print_json(&json!({"event_id": id}));
         } else {
             println!("{id}");
+        }
+    }
+
+    /// A verb that names the memory it acted on (`archived people/facts/x`).
+    pub fn address(&self, verb: &str, address: &str) {
+        if self.json {
+            print_json(&json!({ verb: address }));
+        } else {
+            println!("{verb} {address}");
         }
     }
 
@@ -335,7 +348,10 @@ impl Out {
                 memstr::Found::Persona(_) => "persona",
                 _ => "other",
             };
-            println!("{:.4}\t{kind}\t{}\t{}", h.score, time(h.found.time()), h.found.text());
+            // A memory a strong cue brought back from the archive or from being forgotten
+            // says so: the agent should know it was asleep.
+            let mark = if h.revived { " [revived]" } else { "" };
+            println!("{:.4}\t{kind}{mark}\t{}\t{}", h.score, time(h.found.time()), h.found.text());
             if explain {
                 for sig in &h.signals {
                     let rank = sig.rank.map(|r| format!("rank {r}")).unwrap_or_else(|| "unranked".into());

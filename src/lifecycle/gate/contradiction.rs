@@ -1,0 +1,421 @@
+//! Contradictions without a correction cue: "Alice switched from coffee to green tea"
+//! against "Alice drinks coffee every morning". Word overlap (and often the cosine of
+//! embeddings) is low for such pairs, so the check reads the two sentences' shape instead
+//! of their similarity: the same subject (the first content word), then one of
+//!
+//! - a switch: "switched/moved/went from X to Y", "replaced X with Y", "swapped X for Y",
+//!   where the old value mentions X;
+//! - a negation on one side only over the same words;
+//! - an antonym pair ("likes"/"hates", "enabled"/"disabled", "vegetarian"/"eats fish")
+//!   over otherwise shared words;
+//! - a changed value of one kind (a number or time, a weekday habit, a month) with the
+//!   other words alike;
+//! - a changed object after a shared relation ("drinks coffee" → "drinks green tea",
+//!   "favourite drink is green tea"), unless the relation holds many objects at once
+//!   ("likes", "speaks", "visited"), the new value adds ("also", "too"), the two name
+//!   different occasions ("every morning", "with dinner"), or the relation is only a
+//!   modifier ("favourite editor" against "favourite band").
+//!
+//! Everything here is lexical: the same rules serve the gate with and without a model.
+
+use crate::search::{tokenize, STOP_WORDS};
+
+/// Words that only mark a change or a habit and say nothing about the fact itself.
+const FILLER: &[&str] = &[
+    "every",
+    "each",
+    "currently",
+    "nowadays",
+    "lately",
+    "recently",
+    "days",
+    "day",
+    "anymore",
+    "still",
+    "usually",
+    "am",
+    "pm",
+    "also",
+    "well",
+    "again",
+    "old",
+    "called",
+    "named",
+];
+
+/// Words with which a new value adds to the old rather than replacing it.
+const ADDITIVE: &[&str] = &["also", "too", "additionally", "another", "besides", "plus", "sometimes", "occasionally"];
+
+/// Relations that hold many objects at once: a new object is an addition, unless a word
+/// after it matches too ("prefers tabs for indentation" → "prefers spaces for indentation").
+const MULTI: &[&str] = &[
+    "like", "love", "enjoy", "prefer", "speak", "play", "know", "read", "visit", "watch", "collect", "own", "learn",
+    "listen", "use", "follow", "study", "eat", "write", "cook", "support",
+];
+
+/// Words that qualify a relation without naming it: "favourite" alone does not make
+/// "favourite editor" and "favourite band" one slot.
+const MODIFIER: &[&str] = &["favourite", "favorite", "main", "primary", "preferred", "usual", "current", "best", "new"];
+
+/// Occasions: two values naming different ones can both hold.
+const OCCASION: &[&str] = &[
+    "morning",
+    "afternoon",
+    "evening",
+    "night",
+    "dinner",
+    "lunch",
+    "breakfast",
+    "weekend",
+    "weekends",
+    "holiday",
+    "holidays",
+    "vacation",
+    "yesterday",
+    "today",
+    "tonight",
+    "tomorrow",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+const WEEKDAYS: &[&str] = &["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+const MONTHS: &[&str] = &[
+    "january",
+    "february",
+    "march",
+    "april",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Prepositions: "drives a Toyota" and "drives to work" are different relations.
+const PREPOSITIONS: &[&str] =
+    &["to", "at", "in", "on", "by", "from", "with", "for", "into", "of", "about", "near", "under", "over", "off"];
+
+/// Verbs of a change of value, before "from X to Y".
+/// Folded; the short ones match whole words only.
+const SWITCH_VERBS: &[&str] =
+    &["switch", "swap", "mov", "migrat", "chang", "went", "gone", "go", "convert", "transition", "shift", "upgrad"];
+
+fn is_switch_verb(word: &str) -> bool {
+    let f = fold(word);
+    SWITCH_VERBS.iter().any(|v| f == *v || (v.len() >= 4 && f.starts_with(v)))
+}
+
+/// Antonym groups: a word (or phrase) of one side in one value and of the other in the
+/// other, over shared words, is a contradiction.
+const ANTONYMS: &[(&[&str], &[&str])] = &[
+    (&["like", "love", "enjoy", "prefer", "adore"], &["dislike", "hate", "detest", "avoid", "loathe"]),
+    (&["early", "early bird", "morning person"], &["late", "night owl"]),
+    (&["always"], &["never"]),
+    (&["enabled", "enable"], &["disabled", "disable"]),
+    (&["allowed", "allow", "permitted", "permit"], &["forbidden", "forbid", "banned", "ban", "prohibited", "prohibit"]),
+    (&["public"], &["private"]),
+    (&["open"], &["closed", "shut"]),
+    (&["remote", "remotely", "from home"], &["office", "onsite", "on site", "in person"]),
+    (&["introvert", "introverted"], &["extrovert", "extroverted", "extravert"]),
+    (&["vegetarian", "vegan"], &["meat", "fish", "chicken", "beef", "pork", "steak", "bacon"]),
+    (&["accept", "accepts", "accepted"], &["decline", "reject", "refuse"]),
+    (&["dark"], &["light"]),
+    (&["support"], &["oppose"]),
+    (&["agree"], &["disagree"]),
+    (&["trust"], &["distrust", "mistrust"]),
+    (&["include"], &["exclude"]),
+    (&["increase"], &["decrease"]),
+    (&["married"], &["single", "divorced"]),
+    (&["smoker", "smokes"], &["nonsmoker", "non smoker"]),
+    (&["required", "mandatory"], &["optional"]),
+    (&["true"], &["false"]),
+    (&["available"], &["unavailable"]),
+    (&["active"], &["inactive"]),
+    (&["fast", "quick"], &["slow"]),
+    (&["loud"], &["quiet"]),
+];
+
+/// One value read for the check.
+#[derive(Debug)]
+struct Clause {
+    /// All words, lower case (apostrophes split them: "alice's" → "alice", "s").
+    words: Vec<String>,
+    /// The same, folded, joined by single spaces (for phrases).
+    folded_text: String,
+    /// The first content word, folded.
+    subject: Option<String>,
+    /// Content words after the subject, folded, in order, each with its index in `words`;
+    /// values and filler left out.
+    rest: Vec<(usize, String)>,
+    /// Numbers and times, as written ("9", "30", "6" for "6am", "3" for "3rd").
+    numbers: Vec<String>,
+    /// Weekdays of a habit ("on Tuesdays", "every Tuesday").
+    weekdays: Vec<String>,
+    /// Months.
+    months: Vec<String>,
+    negated: bool,
+}
+
+fn is_stop(w: &str) -> bool {
+    STOP_WORDS.contains(&w)
+}
+
+fn fold(w: &str) -> String {
+    super::fold(w)
+}
+
+/// The leading digits of a number-like word ("6am" → "6", "3rd" → "3", "1200" → "1200").
+fn number_of(w: &str) -> Option<String> {
+    let digits: String = w.chars().take_while(|c| c.is_ascii_digit()).collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let unit = &w[digits.len()..];
+    const UNITS: &[&str] = &["", "am", "pm", "h", "st", "nd", "rd", "th", "k", "km", "kg", "m", "s", "min", "x"];
+    UNITS.contains(&unit).then_some(digits)
+}
+
+const NEGATIONS: &[&str] =
+    &["not", "no", "never", "nor", "none", "nothing", "neither", "nobody", "cannot", "dont", "doesnt", "isnt"];
+
+impl Clause {
+    fn read(text: &str) -> Clause {
+        let words = tokenize(text);
+        let folded_text = words.iter().map(|w| fold(w)).collect::<Vec<_>>().join(" ");
+        let mut c = Clause {
+            words: words.clone(),
+            folded_text,
+            subject: None,
+            rest: Vec::new(),
+            numbers: Vec::new(),
+            weekdays: Vec::new(),
+            months: Vec::new(),
+            negated: super::negated(&super::normalise(text)),
+        };
+        for (i, w) in words.iter().enumerate() {
+            if let Some(n) = number_of(w) {
+                c.numbers.push(n);
+                continue;
+            }
+            let singular = w.strip_suffix('s').unwrap_or(w);
+            if WEEKDAYS.contains(&singular) {
+                let habit = w.ends_with('s') || (i > 0 && words[i - 1] == "every");
+                if habit {
+                    c.weekdays.push(singular.to_string());
+                    continue;
+                }
+            }
+            if MONTHS.contains(&w.as_str()) && c.subject.is_some() {
+                c.months.push(w.clone());
+                continue;
+            }
+            if is_stop(w) || NEGATIONS.contains(&w.as_str()) || FILLER.contains(&w.as_str()) {
+                continue;
+            }
+            let f = fold(w);
+            if c.subject.is_none() {
+                c.subject = Some(f);
+            } else if !c.rest.iter().any(|(_, r)| *r == f) {
+                c.rest.push((i, f));
+            }
+        }
+        c
+    }
+
+    fn has_phrase(&self, folded_phrase: &str) -> bool {
+        format!(" {} ", self.folded_text).contains(&format!(" {folded_phrase} "))
+    }
+
+    fn has_word(&self, w: &str) -> bool {
+        self.words.iter().any(|x| x == w)
+    }
+
+    fn rest_words(&self) -> Vec<&str> {
+        self.rest.iter().map(|(_, w)| w.as_str()).collect()
+    }
+
+    /// Every content word including the subject, folded.
+    fn content(&self) -> Vec<&str> {
+        self.subject.iter().map(String::as_str).chain(self.rest_words()).collect()
+    }
+}
+
+/// Why `new_value` contradicts `old_value` though it carries no correction cue, if it does
+/// (see the module's documentation). The answer names the rule: `switch X -> Y`,
+/// `negation`, `antonym A/B`, `value X -> Y`, `object X -> Y`.
+pub fn contradiction(new_value: &str, old_value: &str) -> Option<String> {
+    let (new, old) = (Clause::read(new_value), Clause::read(old_value));
+    if new.subject.is_none() || new.subject != old.subject {
+        return None;
+    }
+    switch(&new, &old)
+        .or_else(|| negation(&new, &old))
+        .or_else(|| antonym(&new, &old))
+        .or_else(|| value(&new, &old))
+        .or_else(|| object(&new, &old))
+}
+
+/// Whether `new_value` negates `old_value` about the same subject over (nearly) the same
+/// words: the negation cue of [`super::correction_cue`].
+pub(super) fn negation_flip(new_value: &str, old_value: &str) -> bool {
+    let (new, old) = (Clause::read(new_value), Clause::read(old_value));
+    new.subject.is_some() && new.subject == old.subject && negation(&new, &old).is_some()
+}
+
+/// "switched from X to Y", "replaced X with Y", "swapped X for Y" with X in the old value.
+fn switch(new: &Clause, old: &Clause) -> Option<String> {
+    let w = &new.words;
+    let span = |from: usize, stops: &[&str]| -> Option<(Vec<String>, usize)> {
+        let end = (from..w.len()).find(|&j| stops.contains(&w[j].as_str()))?;
+        Some((w[from..end].iter().filter(|x| !is_stop(x)).map(|x| fold(x)).collect(), end))
+    };
+    let mut found: Option<(Vec<String>, Vec<String>)> = None;
+    for (i, word) in w.iter().enumerate() {
+        let f = fold(word);
+        let verb_before = w[..i].iter().any(|x| is_switch_verb(x));
+        if word == "from" && verb_before {
+            if let Some((x, end)) = span(i + 1, &["to", "into"]) {
+                let y = w[end + 1..].iter().filter(|x| !is_stop(x)).map(|x| fold(x)).collect();
+                found = Some((x, y));
+                break;
+            }
+        }
+        let pair_stops: Option<&[&str]> = if f.starts_with("replac") {
+            Some(&["with", "by"])
+        } else if f.starts_with("swap") || f.starts_with("trad") || f.starts_with("exchang") {
+            Some(&["for"])
+        } else {
+            None
+        };
+        if let Some(stops) = pair_stops {
+            if let Some((x, end)) = span(i + 1, stops) {
+                let y = w[end + 1..].iter().filter(|x| !is_stop(x)).map(|x| fold(x)).collect();
+                found = Some((x, y));
+                break;
+            }
+        }
+    }
+    let (x, y) = found?;
+    let old_content = old.content();
+    let mentioned = x.iter().any(|xw| old_content.contains(&xw.as_str()));
+    // Switching to what the old value already says is no change.
+    let already = !y.is_empty() && y.iter().all(|yw| old_content.contains(&yw.as_str()));
+    (mentioned && !already).then(|| format!("switch {} -> {}", x.join(" "), y.join(" ")))
+}
+
+/// A negation on one side only, over (nearly) the same words.
+fn negation(new: &Clause, old: &Clause) -> Option<String> {
+    if new.negated == old.negated {
+        return None;
+    }
+    let (a, b) = (new.rest_words(), old.rest_words());
+    let same_values = new.numbers == old.numbers && new.weekdays == old.weekdays;
+    let close = (a.is_empty() && b.is_empty()) || cosine(&a, &b) >= 0.6;
+    (close && same_values).then(|| "negation".to_string())
+}
+
+/// An antonym pair across the two values over otherwise shared words.
+fn antonym(new: &Clause, old: &Clause) -> Option<String> {
+    // "Tom does not like X" and "Tom dislikes X" agree.
+    if new.negated != old.negated {
+        return None;
+    }
+    for (left, right) in ANTONYMS {
+        for (this, that) in [(left, right), (right, left)] {
+            let Some(a) = first_phrase(new, this).filter(|_| first_phrase(old, this).is_none()) else { continue };
+            let Some(b) = first_phrase(old, that).filter(|_| first_phrase(new, that).is_none()) else { continue };
+            let drop = |c: &Clause| -> Vec<String> {
+                let group: Vec<String> = left.iter().chain(right.iter()).flat_map(|p| p.split(' ')).map(fold).collect();
+                c.rest_words().into_iter().filter(|w| !group.contains(&w.to_string())).map(str::to_string).collect()
+            };
+            let (ra, rb) = (drop(new), drop(old));
+            if ra.is_empty() || rb.is_empty() || ra.iter().any(|w| rb.contains(w)) {
+                return Some(format!("antonym {b}/{a}"));
+            }
+        }
+    }
+    None
+}
+
+/// The first phrase of `group` present in the clause, folded.
+fn first_phrase(c: &Clause, group: &[&str]) -> Option<String> {
+    group.iter().map(|p| p.split(' ').map(fold).collect::<Vec<_>>().join(" ")).find(|p| c.has_phrase(p))
+}
+
+/// A changed value of one kind (numbers, habit weekdays, months), the other words alike.
+fn value(new: &Clause, old: &Clause) -> Option<String> {
+    if new.negated != old.negated || ADDITIVE.iter().any(|w| new.has_word(w)) || occasions_differ(new, old) {
+        return None;
+    }
+    let kinds = [(&new.numbers, &old.numbers), (&new.weekdays, &old.weekdays), (&new.months, &old.months)];
+    let changed = kinds.iter().find(|(n, o)| !n.is_empty() && !o.is_empty() && n != o)?;
+    let (a, b) = (new.rest_words(), old.rest_words());
+    let alike = (a.is_empty() && b.is_empty()) || cosine(&a, &b) >= 0.5;
+    alike.then(|| format!("value {} -> {}", changed.1.join(","), changed.0.join(",")))
+}
+
+/// Both values name an occasion, and not the same one.
+fn occasions_differ(new: &Clause, old: &Clause) -> bool {
+    let occ = |c: &Clause| c.words.iter().filter(|w| OCCASION.contains(&w.as_str())).cloned().collect::<Vec<_>>();
+    let (a, b) = (occ(new), occ(old));
+    !a.is_empty() && !b.is_empty() && !a.iter().any(|w| b.contains(w))
+}
+
+/// A changed object after a shared relation.
+fn object(new: &Clause, old: &Clause) -> Option<String> {
+    if new.negated != old.negated || ADDITIVE.iter().any(|w| new.has_word(w)) || occasions_differ(new, old) {
+        return None;
+    }
+    let new_words = new.rest_words();
+    let old_words = old.rest_words();
+    // The relation: the old value's words before its first word the new one lacks.
+    let first_diff = old.rest.iter().position(|(_, w)| !new_words.contains(&w.as_str()))?;
+    let relation: Vec<&str> = old_words[..first_diff].to_vec();
+    let named = relation.iter().any(|w| !MODIFIER.iter().any(|m| fold(m) == *w));
+    if !named {
+        return None;
+    }
+    let added: Vec<&str> = new_words.iter().copied().filter(|w| !old_words.contains(w)).collect();
+    if added.is_empty() {
+        return None;
+    }
+    // A relation of many objects needs a shared word after the object: the same slot.
+    if relation.iter().any(|w| MULTI.iter().any(|m| fold(m) == *w)) {
+        let after = old_words[first_diff + 1..].iter().any(|w| new_words.contains(w));
+        if !after {
+            return None;
+        }
+    }
+    // The same preposition (or none) between the relation and the object on both sides.
+    let last_rel = relation.last()?;
+    let preps = |c: &Clause, object_at: Option<usize>| -> Vec<String> {
+        let Some(rel_at) = c.rest.iter().find(|(_, w)| w.as_str() == *last_rel).map(|(i, _)| *i) else {
+            return Vec::new();
+        };
+        let Some(obj_at) = object_at.filter(|&o| o > rel_at) else { return Vec::new() };
+        c.words[rel_at + 1..obj_at].iter().filter(|w| PREPOSITIONS.contains(&w.as_str())).cloned().collect()
+    };
+    let old_obj = old.rest[first_diff].0;
+    let new_obj = new.rest.iter().find(|(_, w)| !old_words.contains(&w.as_str())).map(|(i, _)| *i);
+    if preps(old, Some(old_obj)) != preps(new, new_obj) {
+        return None;
+    }
+    let gone: Vec<&str> = old_words[first_diff..].iter().copied().filter(|w| !new_words.contains(w)).collect();
+    Some(format!("object {} -> {}", gone.join(" "), added.join(" ")))
+}
+
+fn cosine(a: &[&str], b: &[&str]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    let shared = a.iter().filter(|w| b.contains(w)).count();
+    shared as f64 / ((a.len() * b.len()) as f64).sqrt()
+}
