@@ -114,7 +114,7 @@ async fn run(
     if let Some(e) = embedder {
         let opts = || StoreOptions::default().embedder(e.clone());
         let store = MemoryStore::open(&db, id.clone(), opts()).await?;
-        store.search(SearchQuery::new("warm up")).await?; // embeds every memory
+        store.index_pending().await?; // embeds every memory (a search embeds only a few)
         store.close().await?;
         let t = Instant::now();
         let store = MemoryStore::open(&db, id.clone(), opts()).await?;

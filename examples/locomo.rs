@@ -177,6 +177,8 @@ async fn main() -> memstr::Result<()> {
                 last = last.max(ts);
             }
         }
+        // Everything embedded before the questions: a search embeds only a few itself.
+        store.index_pending().await?;
         clock.set((last / 86_400.0).floor() * 86_400.0 + 2.0 * 86_400.0);
         for qa in conv["qa"].as_array().expect("qa") {
             let evidence = clean_evidence(qa["evidence"].as_array().map(Vec::as_slice).unwrap_or(&[]), &known);

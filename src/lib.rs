@@ -55,3 +55,5 @@ pub use store::{
     LifecycleOptions, ManualClock, MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport,
     Resolved, StoreOptions, StoreStats, SystemClock, FUTURE_SLACK,
 };
+#[cfg(feature = "vectors")]
+pub use store::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};

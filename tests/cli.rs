@@ -2135,3 +2135,58 @@ fn forget_then_sync_forgets_on_the_other_store() {
     b.run(&["recall", "k"]).code(1);
     assert_eq!(b.ok(&["recall", "--all"]), "kept\tstays\n");
 }
+
+// ---------------------------------------------------------------------------------------
+// Embedding: a search embeds a budget, `memstr index` the rest (issue 13 point 3)
+// ---------------------------------------------------------------------------------------
+
+impl Store {
+    /// The binary with the installed embedding model (the sandbox's cache has none).
+    fn cmd_with_model(&self, args: &[&str]) -> Command {
+        let cache = support::model_dir().parent().and_then(Path::parent).expect("CACHE/models/NAME").to_path_buf();
+        let mut c = self.cmd(args);
+        c.env("MEMSTR_CACHE_DIR", cache);
+        c
+    }
+}
+
+#[test]
+fn a_search_signs_nothing_and_index_embeds_the_rest_with_progress_lines() {
+    let st = Store::new();
+    for i in 0..90 {
+        st.ok(&["journal", &format!("Entry {i} about the allotment"), "--at", &s(T0 + i as f64)]);
+    }
+    // Dated now: a memory from T0 would have decayed out of search by the system clock.
+    st.ok(&["persona", "add", "people", "facts", "alice", "Alice grows tomatoes"]);
+    let before = st.json(&["stats"]);
+    let mut search = st.cmd_with_model(&["search", "tomatoes"]);
+    search.arg("--json");
+    let hits = run(search).json();
+    assert!(hits.as_array().unwrap().iter().any(|h| h["path"].as_str().unwrap().ends_with("/alice")), "{hits}");
+    let after = st.json(&["stats"]);
+    for field in ["events", "outbox", "embed"] {
+        assert_eq!(after[field], before[field], "a search signed something ({field})");
+    }
+    // The search embedded the newest 32 of 91; `index` embeds the other 59 and signs the
+    // embedding event of the persona memory the search embedded without signing.
+    let r = run(st.cmd_with_model(&["index"]));
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    assert!(!r.stderr.contains('\u{1b}') && !r.stderr.contains('\r'), "escape codes off a terminal: {:?}", r.stderr);
+    let progress: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("embedding ")).collect();
+    assert_eq!(progress.last(), Some(&"embedding 59/59"), "{:?}", r.stderr);
+    assert_eq!(progress, ["embedding 32/59", "embedding 59/59"], "a line per batch past each tenth");
+    assert!(r.stdout.contains("embedded 59 records") && r.stdout.contains("signed 1 embedding events"), "{}", r.stdout);
+    assert_eq!(st.json(&["stats"])["embed"], 1);
+    let mut again = st.cmd_with_model(&["index"]);
+    again.arg("--json");
+    let report = run(again).json();
+    assert_eq!((report["embedded"].as_u64(), report["remaining"].as_u64()), (Some(0), Some(0)), "{report}");
+}
+
+#[test]
+fn index_without_a_model_fails_and_says_how_to_install_one() {
+    let st = Store::new();
+    st.ok(&["journal", "something to embed"]);
+    let r = st.run(&["index"]).code(2);
+    assert!(r.stderr.contains("memstr model install"), "{}", r.stderr);
+}

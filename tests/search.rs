@@ -307,6 +307,132 @@ async fn the_vector_index_files_are_owner_only() {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Embeddings off the critical path (issue 12 point 5, issue 13 point 3)
+// ---------------------------------------------------------------------------------------
+
+/// A store without automatic consolidation, whose own embedding pass would race a test's
+/// counts.
+async fn open_quiet(dir: &std::path::Path) -> MemoryStore {
+    let mut life = memstr::LifecycleOptions::default();
+    life.consolidate_every = 0;
+    life.consolidate_idle = None;
+    let opts = StoreOptions::default().clock(Arc::new(ManualClock::new(T0))).embedder(model()).lifecycle(life);
+    MemoryStore::open(dir.join("memstr.db"), test_identity(), opts).await.unwrap()
+}
+
+/// A search after a bulk load embeds at most its budget, newest first, and still finds
+/// an old, unembedded record by its words.
+#[tokio::test]
+async fn a_search_embeds_at_most_its_budget_and_finds_the_unembedded_by_their_words() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_quiet(dir.path()).await;
+    // The oldest record: the last a newest-first budget would reach.
+    store.journal_at("The zeppelin hangar in Friedrichshafen smelled of varnish", T0 - 600.0).await.unwrap();
+    for i in 0..499 {
+        store
+            .journal_at(&format!("Routine standup note number {i} about tickets"), T0 - 500.0 + i as f64)
+            .await
+            .unwrap();
+    }
+    let before = store.pending_embeddings().await.unwrap();
+    assert_eq!(before, 500);
+    let hits = store.search(SearchQuery::new("zeppelin hangar")).await.unwrap();
+    // Found by its words alone: the budget took the newest 32, never this one.
+    let found = |hits: &[memstr::SearchHit]| texts(hits).iter().any(|t| t.contains("Friedrichshafen"));
+    assert!(found(&hits), "{:?}", texts(&hits));
+    let after = store.pending_embeddings().await.unwrap();
+    let embedded = before - after;
+    assert!(embedded > 0 && embedded <= memstr::SEARCH_EMBED_BUDGET, "a search embedded {embedded} records");
+    // The rest waits for an explicit pass, which embeds everything.
+    let report = store.embed_pending(None, |_, _| {}).await.unwrap();
+    assert_eq!((report.embedded, report.remaining), (after, 0));
+    assert_eq!(store.pending_embeddings().await.unwrap(), 0);
+    let hits = store.search(SearchQuery::new("zeppelin hangar")).await.unwrap();
+    assert!(found(&hits), "{:?}", texts(&hits));
+}
+
+/// A search signs nothing: embedding events of persona memories it embeds wait, marked,
+/// for the next `embed_pending`, which signs them; no consolidation starts either.
+#[tokio::test]
+async fn a_search_signs_nothing_and_embed_pending_signs_what_it_deferred() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    // Fewer writes than trigger a consolidation (50), more than one search's budget (32).
+    for i in 0..40 {
+        store
+            .persona_remember(PersonaInput::new(
+                "work",
+                "facts",
+                &format!("project-{i}"),
+                &format!("Project {i} ships in spring"),
+            ))
+            .await
+            .unwrap();
+    }
+    let before = store.stats().await.unwrap();
+    let mut changes = store.changes();
+    changes.borrow_and_update();
+    for query in ["project ships", "spring", "when does project 7 ship"] {
+        let mut q = SearchQuery::new(query);
+        q.strengthen = false;
+        store.search(q).await.unwrap();
+    }
+    let after = store.stats().await.unwrap();
+    assert_eq!((after.events, after.outbox, after.embed), (before.events, before.outbox, before.embed));
+    assert!(!changes.has_changed().unwrap(), "a search announced a change");
+    assert_eq!(store.pending_embeddings().await.unwrap(), 0, "three searches embedded all 40");
+    // Their embedding events are signed now, by the pass meant for it.
+    let report = store.embed_pending(None, |_, _| {}).await.unwrap();
+    assert_eq!((report.embedded, report.published), (0, 40), "{report:?}");
+    assert!(store.embedding("project-39").await.unwrap().is_some());
+    assert_eq!(store.stats().await.unwrap().embed, 40);
+}
+
+/// `embed_pending` reports progress batch by batch, ending at the total.
+#[tokio::test]
+async fn embed_pending_reports_progress_up_to_the_total() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open_quiet(dir.path()).await;
+    for i in 0..70 {
+        store.journal_at(&format!("Entry {i}"), T0 - 100.0 + i as f64).await.unwrap();
+    }
+    let mut seen = Vec::new();
+    let report = store.embed_pending(Some(50), |done, total| seen.push((done, total))).await.unwrap();
+    assert_eq!(seen, vec![(32, 50), (50, 50)]);
+    assert_eq!((report.embedded, report.remaining), (50, 20));
+}
+
+/// The background task embeds records as they are written, without any search.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn background_embedding_embeds_new_records_without_a_search() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    store.journal_at("Written before the task started", T0 - 10.0).await.unwrap();
+    let task = store.spawn_background_embedding();
+    assert!(task.is_running());
+    for i in 0..40 {
+        store.journal_at(&format!("Written while it runs, number {i}"), T0 + i as f64).await.unwrap();
+    }
+    store.persona_remember(PersonaInput::new("people", "facts", "bob-tea", "Bob drinks green tea")).await.unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while store.pending_embeddings().await.unwrap() > 0 {
+        assert!(std::time::Instant::now() < deadline, "background embedding did not catch up");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    // Signed by the background pass (a write path), not left for a search.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while store.embedding("bob-tea").await.unwrap().is_none() {
+        assert!(std::time::Instant::now() < deadline, "the persona memory's embedding event was never signed");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    drop(task);
+    // Without a task, a new record waits.
+    store.journal_at("Written after the task stopped", T0 + 100.0).await.unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(store.pending_embeddings().await.unwrap(), 1);
+}
+
 #[tokio::test]
 async fn only_the_process_holding_the_index_lock_saves_the_index() {
     let dir = tempfile::tempdir().unwrap();

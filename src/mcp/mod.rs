@@ -108,10 +108,16 @@ where
             }
         }));
     }
+    // Records are embedded as they are written, so a search never waits for the model
+    // beyond its small budget (`SEARCH_EMBED_BUDGET`); the task stops with its handle.
+    #[cfg(feature = "vectors")]
+    let embedding = store.spawn_background_embedding();
     let served = match transport {
         Transport::Stdio => serve_stdio(&store, shutdown).await,
         Transport::Http(options) => http::serve(&store, options, shutdown).await,
     };
+    #[cfg(feature = "vectors")]
+    drop(embedding);
     let _ = stop_tx.send(true);
     for task in background {
         let _ = tokio::time::timeout(Duration::from_secs(5), task).await;

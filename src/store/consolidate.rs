@@ -319,8 +319,9 @@ impl MemoryStore {
                 Ok(promoted)
             })
             .await?;
+        // Linking compares persona memories only: the rest waits for its own pass.
         #[cfg(feature = "vectors")]
-        self.index_pending().await?;
+        self.embed_persona().await?;
         let similar = self.similar_inputs().await?;
         self.write(move |tx, inner| {
             let now = inner.clock.now();

@@ -42,6 +42,8 @@ pub use persona::{PersonaInput, PersonaQuery, PersonaStats};
 pub use relays::RelayInfo;
 pub use review::Ingested;
 pub use transfer::{ImportReport, StoreStats};
+#[cfg(feature = "vectors")]
+pub use vectors::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
 
 /// Where "now" comes from: the system clock, or a fixed time for imports, tests and
 /// benchmarks that must evaluate decay at a chosen moment.
@@ -626,6 +628,25 @@ impl MemoryStore {
         T: Send + 'static,
         F: FnOnce(&Transaction, &Inner) -> Result<T> + Send + 'static,
     {
+        self.write_counted(f, true).await
+    }
+
+    /// [`MemoryStore::write`] for derived records only (vectors, embedding events): its
+    /// events are announced like any, but it does not count toward automatic consolidation,
+    /// as it adds no memory.
+    pub(crate) async fn write_derived<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction, &Inner) -> Result<T> + Send + 'static,
+    {
+        self.write_counted(f, false).await
+    }
+
+    async fn write_counted<T, F>(&self, f: F, counts: bool) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction, &Inner) -> Result<T> + Send + 'static,
+    {
         if self.inner.read_only {
             return Err(Error::ReadOnlyStore(self.inner.path.clone()));
         }
@@ -646,7 +667,7 @@ impl MemoryStore {
         })
         .await
         .map_err(|e| Error::Task(e.to_string()))??;
-        if changed {
+        if changed && counts {
             self.note_write();
         }
         Ok(out)

@@ -60,10 +60,10 @@ impl MemoryStore {
     pub async fn persona_ingest(&self, input: PersonaInput) -> Result<Ingested> {
         input.validate()?;
         let address = format!("{}/{}/{}", input.domain, input.facet, input.key);
-        // Memories written since the last search get their vectors first, so every
-        // candidate is compared on the same scale.
+        // The facet's memories written since they were last embedded get their vectors
+        // first, so every candidate is compared on the same scale; records elsewhere wait.
         #[cfg(feature = "vectors")]
-        self.index_pending().await?;
+        self.embed_for_gate(&input.domain, &input.facet).await?;
         let exists =
             !self.persona_peek(super::PersonaQuery::exact(&input.domain, &input.facet, &input.key)).await?.is_empty();
         let new_vec = self.embed_text(&input.value).await?;
@@ -210,7 +210,7 @@ impl MemoryStore {
     async fn similar_persona_pairs(&self) -> Result<Vec<(String, String, f64)>> {
         #[cfg(feature = "vectors")]
         if self.inner.vectors.is_some() {
-            self.index_pending().await?;
+            self.embed_persona().await?;
             return self
                 .read(|conn, inner| {
                     let mut stmt = conn.prepare(

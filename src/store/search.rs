@@ -21,8 +21,10 @@ fn index_of(name: &str) -> usize {
 
 impl MemoryStore {
     /// Searches persona memories, flat memories and journal entries together (see
-    /// [`crate::search::hybrid`]). Records written since the last search are embedded
-    /// first. Forgotten and dissolved persona memories are left out unless `states` asks
+    /// [`crate::search::hybrid`]). At most [`crate::SEARCH_EMBED_BUDGET`] records
+    /// waiting for a vector are embedded first (newest first); the others are found by
+    /// their words until [`MemoryStore::embed_pending`] reaches them. A search signs
+    /// nothing itself (accesses wait for their batch). Forgotten and dissolved persona memories are left out unless `states` asks
     /// for them.
     ///
     /// Retrieval strengthens memory (the testing effect): persona memories returned count
@@ -91,7 +93,9 @@ impl MemoryStore {
     async fn vector_candidates(&self, text: &str, pool: usize) -> Result<Option<(Vec<f32>, Vec<(i64, f64)>)>> {
         #[cfg(feature = "vectors")]
         if let Some(state) = self.inner.vectors.clone() {
-            self.index_pending().await?;
+            // A bounded share of what is pending, signing nothing: the rest is found by its
+            // words until `embed_pending` reaches it.
+            self.embed_for_search().await?;
             let text = text.to_string();
             return tokio::task::spawn_blocking(move || {
                 let q = state.embedder.embed(&[&text])?.pop().unwrap_or_default();
@@ -111,6 +115,8 @@ impl MemoryStore {
 
 struct Row {
     kind: String,
+    /// Waiting for its vector (not yet embedded): its words stand in for its meaning.
+    pending: bool,
     path: String,
     payload: String,
     ts: f64,
@@ -123,11 +129,14 @@ fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTre
     for chunk in wanted.chunks(500) {
         let list = chunk.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
         let sql = format!(
-            "SELECT rid, kind, path, payload, coalesce(ts, 0) FROM records WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
+            "SELECT rid, kind, path, payload, coalesce(ts, 0), needs_vec = 1 FROM records WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
         );
         let mut stmt = conn.prepare(&sql)?;
         let found = stmt.query_map([], |r| {
-            Ok((r.get::<_, i64>(0)?, Row { kind: r.get(1)?, path: r.get(2)?, payload: r.get(3)?, ts: r.get(4)? }))
+            Ok((
+                r.get::<_, i64>(0)?,
+                Row { kind: r.get(1)?, path: r.get(2)?, payload: r.get(3)?, ts: r.get(4)?, pending: r.get(5)? },
+            ))
         })?;
         for row in found {
             let (rid, row) = row?;
@@ -346,11 +355,14 @@ fn candidates(
     fill_cosine(ctx, &rids, &mut cosine);
     // Normalise BM25 by the best of the first pool, so later additions compare alike.
     let best_bm25 = bm25.values().copied().fold(0.0f64, f64::max);
-    let matching = |rid: i64, bm25: &BTreeMap<i64, f64>, cosine: &BTreeMap<i64, f64>| -> f64 {
+    // A record still waiting for its vector (beyond a search's embedding budget) is
+    // matched by its words alone, as in a search without vectors: its meaning is unknown,
+    // not absent, and must not sink it below embedded records that share no word.
+    let matching = |rid: i64, pending: bool, bm25: &BTreeMap<i64, f64>, cosine: &BTreeMap<i64, f64>| -> f64 {
         let lexical = if best_bm25 > 0.0 { bm25.get(&rid).copied().unwrap_or(0.0) / best_bm25 } else { 0.0 };
         match cosine.get(&rid) {
             Some(cos) => w.lexical_share * lexical + (1.0 - w.lexical_share) * cos,
-            None if has_query_vec => w.lexical_share * lexical,
+            None if has_query_vec && !pending => w.lexical_share * lexical,
             None => lexical,
         }
     };
@@ -360,7 +372,7 @@ fn candidates(
         let mut seeds: Vec<(f64, f64)> = rows
             .iter()
             .filter(|(_, r)| r.kind == "journal")
-            .map(|(rid, r)| (matching(*rid, &bm25, &cosine), r.ts))
+            .map(|(rid, r)| (matching(*rid, r.pending, &bm25, &cosine), r.ts))
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut added = Vec::new();
@@ -385,7 +397,7 @@ fn candidates(
     let mut activation: BTreeMap<String, f64> = BTreeMap::new();
     if let Some(graph) = ctx.graph {
         let mut seeds: Vec<(String, f64)> =
-            rows.iter().map(|(rid, r)| (r.path.clone(), matching(*rid, &bm25, &cosine))).collect();
+            rows.iter().map(|(rid, r)| (r.path.clone(), matching(*rid, r.pending, &bm25, &cosine))).collect();
         seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         seeds.truncate(w.graph_seeds);
         seeds.retain(|(p, m)| *m > 0.0 && graph.contains(p));
@@ -406,7 +418,8 @@ fn candidates(
         }
     }
 
-    let match_of: BTreeMap<i64, f64> = rows.keys().map(|rid| (*rid, matching(*rid, &bm25, &cosine))).collect();
+    let match_of: BTreeMap<i64, f64> =
+        rows.iter().map(|(rid, r)| (*rid, matching(*rid, r.pending, &bm25, &cosine))).collect();
     let mut journal_times: Vec<(f64, f64)> =
         rows.iter().filter(|(_, r)| r.kind == "journal").map(|(rid, r)| (r.ts, match_of[rid])).collect();
     journal_times.sort_by(|a, b| a.0.total_cmp(&b.0));

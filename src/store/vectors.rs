@@ -13,7 +13,8 @@ use crate::error::{Error, Result};
 use crate::index::vectors::{from_blob, to_blob, IndexLock, VectorIndex};
 use crate::index::Embedder;
 
-/// Texts per model call when catching up.
+/// Texts per model call when catching up (and the longest a search or a gated write
+/// waits for another pass: one batch).
 const EMBED_BATCH: usize = 32;
 
 /// The thread loading an index: the index and the points it could not save.
@@ -34,8 +35,8 @@ pub(crate) struct VectorState {
     /// Whether this process saves the index files (another process on the same store may
     /// own them: [`IndexLock`]).
     pub lock: Arc<IndexLock>,
-    /// Held by `index_pending`: two catch-ups at once (a search and a consolidation) would
-    /// embed the same records and insert their points twice.
+    /// Held for each batch of an embedding pass: two passes at once (a search and a
+    /// background pass) would embed the same records and insert their points twice.
     pub pending: tokio::sync::Mutex<()>,
 }
 
@@ -222,6 +223,68 @@ struct Pending {
     reuse: Option<Vec<f32>>,
 }
 
+/// Pending records a search embeds before it runs, at most: one model call, the newest
+/// records first, taking well under a second with the default model. The others are
+/// found by their words (FTS5) until [`MemoryStore::embed_pending`] reaches them (the
+/// `memstr index` command, or [`MemoryStore::spawn_background_embedding`] in a server),
+/// so a search never waits for a bulk load to be embedded.
+pub const SEARCH_EMBED_BUDGET: usize = 32;
+
+/// What [`MemoryStore::embed_pending`] did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct EmbedReport {
+    /// Records given a vector (computed, or reused from another device's embedding event).
+    pub embedded: usize,
+    /// Of those, vectors reused from an embedding event another device published.
+    pub reused: usize,
+    /// Embedding events signed for persona memories (`sense-memory/embed/{key}`),
+    /// including those of vectors a search computed earlier without signing.
+    pub published: usize,
+    /// Records still waiting for a vector afterwards (written meanwhile, or beyond `max`).
+    pub remaining: usize,
+}
+
+/// Which pending records a pass embeds.
+#[derive(Clone, Default)]
+struct Scope {
+    /// Only persona memories (consolidation and introspection compare those).
+    persona_only: bool,
+    /// Only persona memories of this domain and facet (the novelty gate compares those).
+    persona_facet: Option<(String, String)>,
+}
+
+impl Scope {
+    fn sql(&self) -> &'static str {
+        match (&self.persona_facet, self.persona_only) {
+            (Some(_), _) => " AND kind = 'persona' AND domain = ?2 AND facet = ?3",
+            (None, true) => " AND kind = 'persona'",
+            (None, false) => "",
+        }
+    }
+
+    fn params(&self, first: i64) -> Vec<rusqlite::types::Value> {
+        let mut out = vec![rusqlite::types::Value::Integer(first)];
+        if let Some((d, f)) = &self.persona_facet {
+            out.push(rusqlite::types::Value::Text(d.clone()));
+            out.push(rusqlite::types::Value::Text(f.clone()));
+        }
+        out
+    }
+}
+
+/// How a pass embeds.
+struct Pass {
+    /// Records to embed at most (None: all that are pending).
+    max: Option<usize>,
+    /// Sign embedding events for fresh persona vectors now; otherwise they are marked
+    /// (`needs_vec = 2`) and signed by the next [`MemoryStore::embed_pending`].
+    publish: bool,
+    /// Wait for another pass's batch to finish; otherwise stop when one is running.
+    wait: bool,
+    scope: Scope,
+}
+
 /// A vector another device published for persona key `key` and this exact text.
 fn published_vector(
     conn: &rusqlite::Connection,
@@ -236,69 +299,218 @@ fn published_vector(
 }
 
 impl MemoryStore {
-    /// Embeds every record whose text changed since it was last embedded, `EMBED_BATCH`
-    /// at a time, and adds the vectors to the index. Returns how many were embedded.
-    /// Search calls this first, so writes never wait for the model.
+    /// Embeds every record whose text changed since it was last embedded, in batches, and
+    /// adds the vectors to the index. Returns how many were embedded. The same as
+    /// [`MemoryStore::embed_pending`] without a limit or progress.
     pub async fn index_pending(&self) -> Result<usize> {
+        Ok(self.embed_pending(None, |_, _| {}).await?.embedded)
+    }
+
+    /// Embeds records waiting for a vector, newest first, 32 per model call, at most
+    /// `max` of them (None: all), and adds them to the index; then signs the embedding
+    /// events of persona vectors a search computed without signing. `progress(done, total)`
+    /// is called after each batch. Safe to run beside searches and writes (a background
+    /// task, `memstr index`): it takes the embedding lock one batch at a time, so a search
+    /// or a gated write waits for one batch at most. Without an embedder it does nothing.
+    pub async fn embed_pending(
+        &self,
+        max: Option<usize>,
+        mut progress: impl FnMut(usize, usize) + Send,
+    ) -> Result<EmbedReport> {
+        let Some(state) = self.inner.vectors.clone() else { return Ok(EmbedReport::default()) };
+        let pass = Pass { max, publish: true, wait: true, scope: Scope::default() };
+        let mut report = self.embed_batches(&state, pass, &mut progress).await?;
+        if !self.inner.evaluate_only {
+            report.published += self.publish_unsigned_vectors(&state).await?;
+        }
+        report.remaining = self.pending_embeddings().await?;
+        Ok(report)
+    }
+
+    /// Records waiting for a vector (0 without an embedder).
+    pub async fn pending_embeddings(&self) -> Result<usize> {
+        if self.inner.vectors.is_none() {
+            return Ok(0);
+        }
+        self.read(|conn, _| {
+            Ok(conn.query_row("SELECT count(*) FROM records WHERE needs_vec = 1 AND deleted = 0", [], |r| {
+                r.get::<_, i64>(0)
+            })? as usize)
+        })
+        .await
+    }
+
+    /// A search's share: at most [`SEARCH_EMBED_BUDGET`] pending records, signing nothing,
+    /// and none while another pass holds the embedding lock (it is embedding them).
+    pub(crate) async fn embed_for_search(&self) -> Result<usize> {
         let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
-        let _one_at_a_time = state.pending.lock().await;
+        if self.inner.read_only {
+            return Ok(0);
+        }
+        let pass = Pass { max: Some(SEARCH_EMBED_BUDGET), publish: false, wait: false, scope: Scope::default() };
+        Ok(self.embed_batches(&state, pass, &mut |_, _| {}).await?.embedded)
+    }
+
+    /// The novelty gate's share: the pending persona memories of one facet, which it
+    /// compares a new memory with, and nothing else.
+    pub(crate) async fn embed_for_gate(&self, domain: &str, facet: &str) -> Result<usize> {
+        let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
+        let scope = Scope { persona_facet: Some((domain.to_string(), facet.to_string())), ..Default::default() };
+        let pass = Pass { max: None, publish: true, wait: true, scope };
+        Ok(self.embed_batches(&state, pass, &mut |_, _| {}).await?.embedded)
+    }
+
+    /// Consolidation's and introspection's share: the pending persona memories, whose
+    /// vectors they compare; journal entries and flat memories wait for their pass.
+    pub(crate) async fn embed_persona(&self) -> Result<usize> {
+        let Some(state) = self.inner.vectors.clone() else { return Ok(0) };
+        let scope = Scope { persona_only: true, ..Default::default() };
+        let pass = Pass { max: None, publish: true, wait: true, scope };
+        Ok(self.embed_batches(&state, pass, &mut |_, _| {}).await?.embedded)
+    }
+
+    /// Starts a task that embeds pending records after every change to the store (and
+    /// once at the start), so searches find new records by meaning without embedding them
+    /// themselves: for a long-running process such as a server. The task stops when the
+    /// returned handle is dropped or every handle to the store is. Needs a Tokio runtime;
+    /// without an embedder, or on a read-only store, it does nothing.
+    pub fn spawn_background_embedding(&self) -> BackgroundEmbedding {
+        let active = self.inner.vectors.is_some() && !self.inner.read_only;
+        let Ok(handle) = tokio::runtime::Handle::try_current() else { return BackgroundEmbedding { task: None } };
+        if !active {
+            return BackgroundEmbedding { task: None };
+        }
+        let weak = Arc::downgrade(&self.inner);
+        let mut changes = self.changes();
+        let task = handle.spawn(async move {
+            loop {
+                // A strong handle only while embedding: the store closes when its users are gone.
+                let Some(inner) = weak.upgrade() else { break };
+                let store = MemoryStore { inner };
+                if let Err(e) = store.embed_pending(None, |_, _| {}).await {
+                    tracing::warn!("background embedding failed: {e}");
+                }
+                drop(store);
+                // Its own embedding events are changes too: one more pass finds nothing.
+                if changes.changed().await.is_err() {
+                    break;
+                }
+            }
+        });
+        BackgroundEmbedding { task: Some(task) }
+    }
+
+    /// Embeds pending records batch by batch, as `pass` says.
+    async fn embed_batches(
+        &self,
+        state: &Arc<VectorState>,
+        pass: Pass,
+        progress: &mut (dyn FnMut(usize, usize) + Send),
+    ) -> Result<EmbedReport> {
         let loading = state.clone();
         tokio::task::spawn_blocking(move || loading.index().map(|_| ()))
             .await
             .map_err(|e| Error::Task(e.to_string()))??;
-        let mut total = 0;
+        let mut report = EmbedReport::default();
         let model = state.embedder.model_id().to_string();
         let dims = state.embedder.dims();
+        let scope = pass.scope.clone();
+        let pending: usize = self
+            .read(move |conn, _| {
+                let sql = format!(
+                    "SELECT count(*) FROM records WHERE needs_vec = 1 AND deleted = 0 AND ?1 = ?1{}",
+                    scope.sql()
+                );
+                Ok(conn.query_row(&sql, rusqlite::params_from_iter(scope.params(0)), |r| r.get::<_, i64>(0))? as usize)
+            })
+            .await?;
+        let total = pass.max.map_or(pending, |m| m.min(pending));
+        let mut done = 0;
+        // A fresh persona vector not signed now waits, marked, for the next full pass;
+        // nothing is signed at all by a store that only evaluates.
+        let publish = pass.publish && !self.inner.evaluate_only;
         loop {
-            let model_for_read = model.clone();
-            let batch: Vec<Pending> = self
+            let want = pass.max.map_or(EMBED_BATCH, |m| m.saturating_sub(done).min(EMBED_BATCH));
+            if want == 0 {
+                break;
+            }
+            // One batch at a time under the lock: two passes at once would embed the same
+            // records and insert their points twice.
+            let _batch_lock = if pass.wait {
+                state.pending.lock().await
+            } else {
+                match state.pending.try_lock() {
+                    Ok(guard) => guard,
+                    Err(_) => break,
+                }
+            };
+            let (model_for_read, scope) = (model.clone(), pass.scope.clone());
+            let (batch, unreadable): (Vec<Pending>, Vec<(i64, Option<String>)>) = self
                 .read(move |conn, _| {
                     let model = model_for_read;
-                    let mut stmt = conn.prepare(
-                        "SELECT rid, kind, payload FROM records WHERE needs_vec = 1 AND deleted = 0 LIMIT ?1",
-                    )?;
-                    let rows = stmt.query_map([EMBED_BATCH as i64], |r| {
-                        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?))
+                    // Newest first: the partial index on needs_vec holds them in rid order.
+                    let sql = format!(
+                        "SELECT rid, kind, payload, text_hash FROM records WHERE needs_vec = 1 AND deleted = 0{} \
+                         ORDER BY rid DESC LIMIT ?1",
+                        scope.sql()
+                    );
+                    let mut stmt = conn.prepare(&sql)?;
+                    let rows = stmt.query_map(rusqlite::params_from_iter(scope.params(want as i64)), |r| {
+                        Ok((
+                            r.get::<_, i64>(0)?,
+                            r.get::<_, String>(1)?,
+                            r.get::<_, Option<String>>(2)?,
+                            r.get::<_, Option<String>>(3)?,
+                        ))
                     })?;
-                    let mut out = Vec::new();
+                    let (mut out, mut unreadable) = (Vec::new(), Vec::new());
                     for row in rows {
-                        let (rid, kind, json) = row?;
-                        let Some(json) = json else { continue };
-                        let payload = match kind.as_str() {
-                            "kv" => Payload::Kv(serde_json::from_str(&json)?),
-                            "journal" => Payload::Journal(serde_json::from_str(&json)?),
-                            "persona" => Payload::Persona(serde_json::from_str(&json)?),
-                            _ => continue,
+                        let (rid, kind, json, stored_hash) = row?;
+                        let payload = match (kind.as_str(), json) {
+                            ("kv", Some(j)) => Payload::Kv(serde_json::from_str(&j)?),
+                            ("journal", Some(j)) => Payload::Journal(serde_json::from_str(&j)?),
+                            ("persona", Some(j)) => Payload::Persona(serde_json::from_str(&j)?),
+                            _ => {
+                                unreadable.push((rid, stored_hash));
+                                continue;
+                            }
                         };
-                        if let Some(text) = embedding_text(&payload) {
-                            let hash = text_hash(&text);
-                            let persona_key = match &payload {
-                                Payload::Persona(p) => Some(p.key.clone()),
-                                _ => None,
-                            };
-                            let reuse = match &persona_key {
-                                Some(k) => published_vector(conn, k, &model, dims, &hash)?,
-                                None => None,
-                            };
-                            out.push(Pending { rid, hash, text, persona_key, reuse });
-                        }
+                        let Some(text) = embedding_text(&payload) else {
+                            unreadable.push((rid, stored_hash));
+                            continue;
+                        };
+                        let hash = text_hash(&text);
+                        let persona_key = match &payload {
+                            Payload::Persona(p) => Some(p.key.clone()),
+                            _ => None,
+                        };
+                        let reuse = match &persona_key {
+                            Some(k) => published_vector(conn, k, &model, dims, &hash)?,
+                            None => None,
+                        };
+                        out.push(Pending { rid, hash, text, persona_key, reuse });
                     }
-                    Ok(out)
+                    Ok((out, unreadable))
                 })
                 .await?;
-            if batch.is_empty() {
-                return Ok(total);
+            if batch.is_empty() && unreadable.is_empty() {
+                break;
             }
+            let fetched = batch.len() + unreadable.len();
             let embedder = state.embedder.clone();
             // Only texts without a vector published by another device go to the model.
             let texts: Vec<String> = batch.iter().filter(|p| p.reuse.is_none()).map(|p| p.text.clone()).collect();
-            let mut computed = tokio::task::spawn_blocking(move || {
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                embedder.embed(&refs)
-            })
-            .await
-            .map_err(|e| Error::Task(e.to_string()))??
-            .into_iter();
+            let mut computed = if texts.is_empty() {
+                Vec::new().into_iter()
+            } else {
+                tokio::task::spawn_blocking(move || {
+                    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                    embedder.embed(&refs)
+                })
+                .await
+                .map_err(|e| Error::Task(e.to_string()))??
+                .into_iter()
+            };
             let vectors: Vec<(Vec<f32>, bool)> = batch
                 .iter()
                 .map(|p| match &p.reuse {
@@ -314,15 +526,27 @@ impl MemoryStore {
                     v.len()
                 )));
             }
-            let model = model.clone();
-            let stored: usize = self
-                .write(move |tx, inner| {
-                    let mut stored = Vec::new();
+            let model_for_write = model.clone();
+            let (stored, reused, published) = self
+                .write_derived(move |tx, inner| {
+                    let model = model_for_write;
+                    // Nothing to embed in these (no text, or a kind without vectors): not
+                    // pending any more, unless they changed since they were read.
+                    for (rid, hash) in &unreadable {
+                        tx.execute(
+                            "UPDATE records SET needs_vec = 0 WHERE rid = ?1 AND needs_vec = 1 AND text_hash IS ?2",
+                            params![rid, hash],
+                        )?;
+                    }
+                    let (mut stored, mut reused, mut published) = (Vec::new(), 0, 0);
                     for (p, (v, fresh)) in batch.iter().zip(vectors) {
+                        // A fresh persona vector that is not signed now is marked for the
+                        // next full pass, which signs it.
+                        let unsigned = fresh && !publish && p.persona_key.is_some();
                         // Only if the text is still what was embedded.
                         let n = tx.execute(
-                            "UPDATE records SET needs_vec = 0 WHERE rid = ?1 AND text_hash = ?2 AND deleted = 0",
-                            params![p.rid, p.hash],
+                            "UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND text_hash = ?2 AND deleted = 0",
+                            params![p.rid, p.hash, if unsigned { 2 } else { 0 }],
                         )?;
                         if n == 0 {
                             continue;
@@ -335,21 +559,11 @@ impl MemoryStore {
                         )?;
                         // Publish a freshly computed persona vector, so other devices with
                         // the same model need not compute it (seed 003's embed events).
-                        if let (true, false, Some(key)) = (fresh, inner.evaluate_only, &p.persona_key) {
-                            let e = crate::codec::Embedding {
-                                key: key.clone(),
-                                embedding: v.clone(),
-                                model: model.clone(),
-                                created_at: inner.clock.now(),
-                                text_hash: Some(p.hash.clone()),
-                            };
-                            super::write_record(
-                                tx,
-                                inner,
-                                &crate::codec::Path::Embed { key: key.clone() },
-                                Payload::Embed(e),
-                            )?;
+                        if let (true, true, Some(key)) = (fresh, publish, &p.persona_key) {
+                            sign_embedding(tx, inner, key, &v, &model, &p.hash)?;
+                            published += 1;
                         }
+                        reused += usize::from(!fresh);
                         stored.push((vid, p.rid, v));
                     }
                     // Into the index in the same blocking task as the rows: a search
@@ -367,13 +581,121 @@ impl MemoryStore {
                         }
                         state.unsaved.fetch_add(inserted, std::sync::atomic::Ordering::SeqCst);
                     }
-                    Ok(stored.len())
+                    Ok((stored.len(), reused, published))
                 })
                 .await?;
-            total += stored;
+            report.embedded += stored;
+            report.reused += reused;
+            report.published += published;
+            done += fetched;
+            // Records written meanwhile can make more than counted at the start.
+            progress(done, total.max(done));
         }
+        Ok(report)
     }
 
+    /// Signs the embedding events of persona vectors stored without one (by a search),
+    /// a chunk per transaction. Returns how many were signed.
+    async fn publish_unsigned_vectors(&self, state: &Arc<VectorState>) -> Result<usize> {
+        const CHUNK: i64 = 256;
+        // Usually there are none: a read, not a write transaction, tells.
+        let any: bool = self
+            .read(|conn, _| {
+                Ok(conn.query_row(
+                    "SELECT EXISTS(SELECT 1 FROM records WHERE kind = 'persona' AND needs_vec = 2 AND deleted = 0)",
+                    [],
+                    |r| r.get(0),
+                )?)
+            })
+            .await?;
+        if !any {
+            return Ok(0);
+        }
+        let mut total = 0;
+        loop {
+            let (model, dims) = (state.embedder.model_id().to_string(), state.embedder.dims());
+            let (seen, signed) = self
+                .write_derived(move |tx, inner| {
+                    let rows: Vec<(i64, String, String, Vec<u8>)> = tx
+                        .prepare(
+                            "SELECT r.rid, r.key, v.text_hash, v.vec FROM records r JOIN vectors v ON v.rid = r.rid
+                             WHERE r.kind = 'persona' AND r.deleted = 0 AND r.needs_vec = 2
+                               AND v.model = ?1 AND v.text_hash = r.text_hash LIMIT ?2",
+                        )?
+                        .query_map(params![model, CHUNK], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                        .collect::<rusqlite::Result<_>>()?;
+                    let mut signed = 0;
+                    for (rid, key, hash, blob) in &rows {
+                        let v = from_blob(blob);
+                        // Another device may have published this very vector meanwhile.
+                        if published_vector(tx, key, &model, dims, hash)?.is_none() {
+                            sign_embedding(tx, inner, key, &v, &model, hash)?;
+                            signed += 1;
+                        }
+                        tx.execute("UPDATE records SET needs_vec = 0 WHERE rid = ?1", [rid])?;
+                    }
+                    // Marked records whose vector is of another model or text: embedded again.
+                    if (rows.len() as i64) < CHUNK {
+                        tx.execute(
+                            "UPDATE records SET needs_vec = 1 WHERE kind = 'persona' AND needs_vec = 2 AND deleted = 0",
+                            [],
+                        )?;
+                    }
+                    Ok((rows.len(), signed))
+                })
+                .await?;
+            total += signed;
+            if (seen as i64) < CHUNK {
+                return Ok(total);
+            }
+        }
+    }
+}
+
+/// Signs persona memory `key`'s vector as an embedding event (`sense-memory/embed/{key}`).
+fn sign_embedding(
+    tx: &rusqlite::Transaction,
+    inner: &super::Inner,
+    key: &str,
+    v: &[f32],
+    model: &str,
+    hash: &str,
+) -> Result<()> {
+    let e = crate::codec::Embedding {
+        key: key.to_string(),
+        embedding: v.to_vec(),
+        model: model.to_string(),
+        created_at: inner.clock.now(),
+        text_hash: Some(hash.to_string()),
+    };
+    super::write_record(tx, inner, &crate::codec::Path::Embed { key: key.to_string() }, Payload::Embed(e))?;
+    Ok(())
+}
+
+/// The task [`MemoryStore::spawn_background_embedding`] started; dropping it stops the task
+/// (a batch being stored is stored whole).
+#[derive(Debug)]
+pub struct BackgroundEmbedding {
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl BackgroundEmbedding {
+    /// Whether a task is running (false without an embedder, a runtime, or on a read-only
+    /// store).
+    pub fn is_running(&self) -> bool {
+        self.task.as_ref().is_some_and(|t| !t.is_finished())
+    }
+}
+
+impl Drop for BackgroundEmbedding {
+    fn drop(&mut self) {
+        if let Some(task) = self.task.take() {
+            task.abort();
+        }
+    }
+}
+
+impl MemoryStore {
     /// Whether this handle saves the store's vector index: it holds the advisory lock
     /// beside the index ([`IndexLock`]), which one process at a time can take. `false`
     /// without vectors. Another process on the same store still searches with an index of

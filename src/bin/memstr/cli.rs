@@ -168,6 +168,9 @@ enum Command {
         #[arg(long)]
         no_vectors: bool,
     },
+    /// Embed every record waiting for a vector, with progress on stderr (a search embeds
+    /// at most 32 itself and finds the rest by their words). Needs the model.
+    Index,
     /// Review the persona: states, contradictions, stale beliefs, orphans, suggestions
     /// (stored as an introspection event).
     Introspect,
@@ -412,7 +415,7 @@ fn wants_vectors(args: &Args) -> bool {
         Command::Search { no_vectors, .. } => !no_vectors,
         Command::Persona(PersonaCommand::Search { .. }) => true,
         Command::Persona(PersonaCommand::Add { gate: true, .. }) => true,
-        Command::Introspect | Command::Consolidate | Command::Mcp(_) => true,
+        Command::Introspect | Command::Consolidate | Command::Mcp(_) | Command::Index => true,
         _ => false,
     }
 }
@@ -624,6 +627,12 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         }
         Command::Mcp(mcp) => crate::mcp::run(mcp, store).await?,
         Command::Status => out.status(&store.stats().await?, &store.relays().await?),
+        Command::Index => {
+            if !store.has_vectors() {
+                bail!("no embedding model installed: run `memstr model install`, then `memstr index`");
+            }
+            out.indexed(&store.embed_pending(None, crate::output::embed_progress(out)).await?);
+        }
         Command::Introspect => out.introspection(&store.persona_introspect().await?),
         Command::Prune => out.prune(&store.persona_prune().await?),
         Command::Compress { domain, max_tokens } => {

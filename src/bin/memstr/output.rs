@@ -439,6 +439,50 @@ impl Out {
     }
 }
 
+impl Out {
+    /// What `memstr index` did.
+    pub fn indexed(&self, r: &memstr::EmbedReport) {
+        if self.json {
+            print_json(&json!(r));
+        } else {
+            println!(
+                "embedded {} records ({} reused from other devices), signed {} embedding events; {} still pending",
+                r.embedded, r.reused, r.published, r.remaining
+            );
+        }
+    }
+}
+
+/// Progress of `memstr index` on stderr: a bar redrawn in place on a terminal; elsewhere
+/// (a log, a pipe) a plain line at each tenth and at the end, without escape codes.
+/// Nothing with `--json`.
+pub fn embed_progress(out: &Out) -> impl FnMut(usize, usize) + Send {
+    let (quiet, terminal) = (out.json, std::io::stderr().is_terminal());
+    let mut last_tenth = 0;
+    move |done: usize, total: usize| {
+        if quiet || total == 0 {
+            return;
+        }
+        let mut err = std::io::stderr();
+        if terminal {
+            let width = 30;
+            let filled = done * width / total.max(1);
+            let bar = format!("{}{}", "#".repeat(filled), "-".repeat(width - filled));
+            let _ = write!(err, "\rembedding [{bar}] {done}/{total}");
+            if done >= total {
+                let _ = writeln!(err);
+            }
+        } else {
+            let tenth = done * 10 / total.max(1);
+            if tenth > last_tenth || done >= total {
+                last_tenth = tenth;
+                let _ = writeln!(err, "embedding {done}/{total}");
+            }
+        }
+        let _ = err.flush();
+    }
+}
+
 /// A one-line progress display on a terminal, when there is much to move.
 pub fn progress(out: &Out) -> Option<ProgressFn> {
     if out.json || !std::io::stderr().is_terminal() {
