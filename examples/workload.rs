@@ -196,6 +196,8 @@ async fn main() -> memstr::Result<()> {
         let path = write(&store, m).await?;
         where_is.insert(str_of(m, "id").to_string(), path);
     }
+    // What `memstr mcp`'s background embedding (or `memstr index`) does between writes.
+    store.index_pending().await?;
     let load_secs = started.elapsed().as_secs_f64();
     if !json_out {
         println!(
