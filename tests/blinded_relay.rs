@@ -109,15 +109,18 @@ async fn exercise(store: &MemoryStore, clock: &ManualClock, tag: &str, sync: boo
     assert!(!store.search(SearchQuery::new("tea")).await.unwrap().is_empty());
     store.persona_search("tea morning", 5).await.unwrap();
     store.flush_accesses().await.unwrap();
-    store.forget(gone).await.unwrap();
+    store.forget(&format!("kv/{gone}")).await.unwrap();
     store.forget(&format!("never-stored-{gone}")).await.unwrap();
-    // The short-lived persona memory dissolves, then is deleted a month later.
+    // The short-lived persona memory dissolves, is archived a month later, then purged.
     store.persona_pin(&format!("{domain}/{facet}/{person}"), true).await.unwrap();
     clock.set(now + 10.0 * DAY);
     store.persona_prune().await.unwrap();
     clock.set(now + 45.0 * DAY);
     let pruned = store.persona_prune().await.unwrap();
-    assert!(pruned.deleted.iter().any(|a| a.ends_with(gone.as_str())), "{pruned:?}");
+    assert!(pruned.archived.iter().any(|a| a.ends_with(gone.as_str())), "{pruned:?}");
+    store.restore(&format!("{domain}/{facet}/{gone}")).await.unwrap();
+    store.archive(&format!("{domain}/{facet}/{gone}")).await.unwrap();
+    store.purge(&format!("{domain}/{facet}/{gone}")).await.unwrap();
     store.persona_introspect().await.unwrap();
     clock.set(now + 46.0 * DAY);
     if sync {

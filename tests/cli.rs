@@ -1179,7 +1179,11 @@ fn persona_connect_errors_exit_2() {
     add_persona(&st, "work", "facts", "alice", "a at work");
     add_persona(&st, "people", "facts", "bob", "b");
     let r = st.run(&["persona", "connect", "alice", "bob"]).code(2);
-    assert!(r.stderr.contains("ambiguous") && r.stderr.contains("domain/facet/key"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("ambiguous") && r.stderr.contains("people/facts/alice, work/facts/alice"),
+        "{}",
+        r.stderr
+    );
     let r = st.run(&["persona", "connect", "bob", "nobody"]).code(2);
     assert!(r.stderr.contains("nobody"), "{}", r.stderr);
     let r = st.run(&["persona", "connect", "bob", "people/facts/bob"]).code(2);

@@ -138,7 +138,7 @@ fn prune_moves_states_and_deletes_after_thirty_dissolved_days() {
     let r = st.json(T0 + 120.0 * DAY, &["prune"]);
     assert_eq!(
         r,
-        json!({"count": 1, "transitions": [["people/facts/bob", "fading", "forgotten"]], "deleted": [], "marked": []})
+        json!({"count": 1, "transitions": [["people/facts/bob", "fading", "forgotten"]], "archived": [], "deleted": [], "marked": []})
     );
     // Forgotten: exact reads still find it.
     let m = st.json(T0 + 120.0 * DAY, &["persona", "get", "people", "facts", "bob", "--peek"]);
@@ -146,6 +146,21 @@ fn prune_moves_states_and_deletes_after_thirty_dissolved_days() {
     st.ok(T0 + 210.0 * DAY, &["prune"]);
     assert_eq!(st.json(T0 + 239.0 * DAY, &["prune"])["count"], 0);
     let out = st.ok(T0 + 241.0 * DAY, &["prune"]);
+    assert_eq!(
+        out,
+        "people/facts/bob: archived (dissolved past the grace period; `memstr restore` brings it back)\n1 changed\n"
+    );
+    let m = st.json(T0 + 241.0 * DAY, &["persona", "get", "people", "facts", "bob", "--peek"]);
+    assert_eq!(m["archived_at"].as_f64(), Some(T0 + 241.0 * DAY), "{m}");
+    assert_eq!(st.json(T0 + 241.0 * DAY, &["stats"])["deleted"], 0);
+}
+
+#[test]
+fn prune_with_dissolve_delete_deletes_after_thirty_dissolved_days() {
+    let st = St::new();
+    st.add(T0, "people", "facts", "bob", "Bob plays the cello", &[]);
+    st.ok(T0 + 210.0 * DAY, &["prune", "--dissolve", "delete"]);
+    let out = st.ok(T0 + 241.0 * DAY, &["prune", "--dissolve", "delete"]);
     assert_eq!(out, "people/facts/bob: deleted (dissolved past the grace period)\n1 changed\n");
     st.fails(T0 + 241.0 * DAY, &["persona", "get", "people", "facts", "bob", "--peek"], 1);
     assert_eq!(st.json(T0 + 241.0 * DAY, &["stats"])["deleted"], 1);
@@ -225,7 +240,8 @@ fn consolidate_promotes_recurring_journal_content_once() {
 
     let again = st.ok(now + 100.0, &["consolidate"]);
     assert!(
-        again.starts_with("states changed 0, deleted 0, promoted 0, linked 0, strengthened 0, decay days 0"),
+        again
+            .starts_with("states changed 0, archived 0, deleted 0, promoted 0, linked 0, strengthened 0, decay days 0"),
         "{again}"
     );
     assert!(!again.contains("promoted self/"), "{again}");

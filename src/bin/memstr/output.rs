@@ -32,6 +32,12 @@ fn persona_json(m: &PersonaMemory, live: (f64, MemoryState)) -> Value {
     obj.insert("stored_state".into(), obj["state"].clone());
     obj.insert("state".into(), live.1.as_str().into());
     obj.insert("current_relevance".into(), live.0.into());
+    if let Some(at) = m.sync.life.archived_at {
+        obj.insert("archived_at".into(), at.into());
+    }
+    if m.sync.life.pinned {
+        obj.insert("pinned".into(), true.into());
+    }
     v
 }
 
@@ -294,6 +300,9 @@ impl Out {
             m.access_count,
             time(m.last_accessed)
         );
+        if let Some(at) = m.sync.life.archived_at {
+            println!("  archived {} (out of search and context; `memstr restore` brings it back)", time(at));
+        }
         if !m.themes.is_empty() {
             println!("  themes: {}", m.themes.join(", "));
         }
