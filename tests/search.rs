@@ -465,3 +465,25 @@ async fn only_the_process_holding_the_index_lock_saves_the_index() {
     assert_eq!(meta["points"], 5);
     assert!(dir.path().join("memstr.db.vectors.lock").exists());
 }
+
+#[tokio::test]
+async fn repeated_journal_lines_take_one_place_in_the_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), None).await;
+    for i in 0..10 {
+        store.journal_at("Reminded Dana about paying rent.", T0 - f64::from(i) * DAY).await.unwrap();
+    }
+    store.journal_at("Dana pays the rent by bank transfer on the 1st", T0 - 40.0 * DAY).await.unwrap();
+    let mut q = SearchQuery::new("how does Dana pay the rent").limit(3);
+    q.strengthen = false;
+    let hits = store.search(q.clone()).await.unwrap();
+    let t = texts(&hits);
+    assert_eq!(t.iter().filter(|x| x.contains("Reminded")).count(), 1, "{t:?}");
+    assert!(t.iter().any(|x| x.contains("bank transfer")), "{t:?}");
+    // Without collapsing, the copies crowd the answer out of the first places.
+    let mut w = memstr::search::Weights::default();
+    w.collapse_repeats = false;
+    q.weights = Some(w);
+    let t = texts(&store.search(q).await.unwrap());
+    assert!(t.iter().filter(|x| x.contains("Reminded")).count() > 1, "{t:?}");
+}

@@ -121,6 +121,9 @@ pub struct Weights {
     pub revive_cosine: f64,
     /// ... or, without the model, at least this share of the query's content words.
     pub revive_coverage: f64,
+    /// Show one hit per text: a journal that says "Reminded Dana about paying rent." forty
+    /// times would otherwise fill every place with copies of one line.
+    pub collapse_repeats: bool,
 }
 
 impl Default for Weights {
@@ -147,6 +150,7 @@ impl Default for Weights {
             revive_share: 0.8,
             revive_cosine: 0.5,
             revive_coverage: 0.5,
+            collapse_repeats: true,
         }
     }
 }
@@ -250,6 +254,16 @@ fn weight_of(w: &Weights, i: usize) -> f64 {
         w.intent,
         w.graph,
     ][i]
+}
+
+/// Keeps the best-ranked hit of each text (case and spacing aside), in order.
+pub(crate) fn collapse_repeats(hits: &mut Vec<SearchHit>) {
+    let mut seen = std::collections::HashSet::new();
+    // Flat and persona memories carry their key in the text, so only true repeats (journal
+    // entries, mostly) collapse.
+    hits.retain(|h| {
+        seen.insert(h.found.text().split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" "))
+    });
 }
 
 /// Ranks by each discriminating signal and fuses; returns the best `limit`.

@@ -67,6 +67,9 @@ impl MemoryStore {
                 // Every candidate, so a promoted fact moved down makes room for the next.
                 let mut hits = fuse(cands, &weights, usize::MAX);
                 super::consolidate::promoted_below_evidence(&mut hits, &query.text);
+                if weights.collapse_repeats {
+                    crate::search::hybrid::collapse_repeats(&mut hits);
+                }
                 hits.truncate(limit);
                 Ok(hits)
             })
