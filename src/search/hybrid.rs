@@ -148,7 +148,7 @@ impl Default for Weights {
             k: Some(60.0),
             pool: 100,
             revive_share: 0.8,
-            revive_cosine: 0.5,
+            revive_cosine: 0.3,
             revive_coverage: 0.5,
             collapse_repeats: true,
         }
