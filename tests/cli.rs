@@ -647,6 +647,24 @@ fn key_file_flag_and_env_locate_the_key() {
 }
 
 #[test]
+fn empty_environment_variables_count_as_unset() {
+    let st = Store::new();
+    let npub = run(init_cmd(&st, &["--json"])).json()["npub"].as_str().unwrap().to_string();
+    let mut c = keyed_cmd(&st, PASSWORD, &["whoami"]);
+    for name in ["MEMSTR_NSEC", "MEMSTR_KEY_FILE", "MEMSTR_NOW", "MEMSTR_D_TAGS", "MEMSTR_DECAY", "MEMSTR_DISSOLVE"] {
+        c.env(name, "");
+    }
+    // The key comes from the key file: the empty MEMSTR_NSEC is not a (bad) key.
+    assert_eq!(run(c).ok(), format!("{npub}\n"));
+
+    // An empty MEMSTR_DIR means the default directory, not the empty path.
+    let mut c = bare(st.tmp.path());
+    c.env("MEMSTR_DIR", "").env("MEMSTR_PASSWORD", PASSWORD).args(["init", "--log-n", "4", "--json"]);
+    let store = run(c).json()["store"].as_str().unwrap().to_string();
+    assert!(store.starts_with(&st.path("xdg").display().to_string()), "{store}");
+}
+
+#[test]
 fn memstr_nsec_takes_precedence_over_key_file() {
     let st = Store::new();
     run(init_cmd(&st, &[])).ok();
