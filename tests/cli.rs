@@ -2044,6 +2044,31 @@ fn sync_with_relay_down_exits_3_and_status_keeps_the_error_until_it_is_back() {
 }
 
 #[test]
+fn a_failed_sync_says_its_error_once() {
+    let mut relay = LocalRelay::start();
+    let st = Store::new();
+    st.ok(&["relay", "add", &relay.url()]);
+    relay.kill();
+    st.ok(&["remember", "k", "v"]);
+    let r = st.run(&["sync"]).code(3);
+    let said = format!("{}{}", r.stdout, r.stderr);
+    assert_eq!(said.matches("cannot connect").count(), 1, "{r:#?}");
+}
+
+#[test]
+fn stderr_is_plain_text_when_it_is_not_a_terminal() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    // No model in an empty cache: the store warns that vectors are off.
+    let mut c = st.cmd(&["search", "k"]);
+    c.env("MEMSTR_CACHE_DIR", st.path("empty-cache"));
+    let r = run(c);
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    assert!(r.stderr.contains("vectors off"), "the warning under test: {r:#?}");
+    assert!(!r.stderr.contains('\u{1b}'), "ANSI escapes in piped stderr: {:?}", r.stderr);
+}
+
+#[test]
 fn status_json_has_outbox_events_unsigned_accesses_rejected_relays() {
     let st = Store::new();
     st.ok(&["remember", "k", "v"]);

@@ -4,6 +4,7 @@ mod cli;
 mod mcp;
 mod output;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -14,6 +15,8 @@ fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("MEMSTR_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal: logs and agents read plain text.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -25,7 +28,7 @@ fn main() -> ExitCode {
     match runtime.block_on(cli::run(args)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("memstr: {e:#}");
+            eprintln!("memstr: {}", message(&e));
             ExitCode::from(2)
         }
     }
@@ -42,4 +45,18 @@ fn clear_empty_env() {
             std::env::remove_var(&name);
         }
     }
+}
+
+/// The error and its causes, each said once: memstr's errors already name their cause in
+/// their own message, and anyhow's `{:#}` would repeat it.
+fn message(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }
