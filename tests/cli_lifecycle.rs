@@ -280,6 +280,30 @@ fn graph_lists_neighbours_with_edge_types() {
     st.fails(T0, &["graph", "nobody"], 2);
 }
 
+#[test]
+fn graph_reads_supersession_the_right_way_round() {
+    let st = St::new();
+    st.add(T0, "people", "facts", "alice-coffee", "Alice drinks coffee", &[]);
+    st.add(T0, "people", "facts", "alice-nocoffee", "Alice gave up coffee", &[]);
+    st.ok(T0, &["persona", "contradict", "alice-coffee", "alice-nocoffee"]);
+    let line = |text: &str, neighbour: &str, edge: &str| -> String {
+        let path = format!("sense-memory/persona/people/facts/{neighbour} ");
+        text.lines()
+            .find(|l| l.contains(&path) && l.contains(edge))
+            .unwrap_or_else(|| panic!("no {edge} line for {neighbour}: {text}"))
+            .to_string()
+    };
+    // The old memory is superseded by the new one, and the new one supersedes the old.
+    let old = st.ok(T0, &["graph", "alice-coffee"]);
+    assert!(line(&old, "alice-nocoffee", "supersede").contains("  superseded by  "), "{old}");
+    let new = st.ok(T0, &["graph", "alice-nocoffee"]);
+    let l = line(&new, "alice-coffee", "supersede");
+    assert!(l.contains("  supersedes ") && !l.contains("superseded"), "{new}");
+    let json = st.json(T0, &["graph", "alice-coffee"]);
+    let edge = json.as_array().unwrap().iter().find(|n| n["edge"] == "supersedes").expect("a supersedes edge").clone();
+    assert_eq!(edge["relation"], "superseded by", "{json:#}");
+}
+
 // ---------------------------------------------------------------------------------------
 // fact set / get / history
 // ---------------------------------------------------------------------------------------

@@ -130,12 +130,15 @@ impl Out {
 
     pub fn neighbours(&self, ns: &[GraphNeighbour]) {
         if self.json {
-            print_json(&serde_json::to_value(ns).expect("neighbours serialise"));
+            let mut v = serde_json::to_value(ns).expect("neighbours serialise");
+            for (item, n) in v.as_array_mut().expect("an array").iter_mut().zip(ns) {
+                item["relation"] = relation(n).into();
+            }
+            print_json(&v);
             return;
         }
         for n in ns {
-            let arrow = if n.outgoing { "->" } else { "--" };
-            println!("{:.3}  {arrow} {:<13} {} ({})", n.weight, n.edge, n.id, n.node);
+            println!("{:.3}  {:<13}  {} ({})", n.weight, relation(n), n.id, n.node);
         }
     }
 
@@ -568,6 +571,19 @@ impl Out {
         for (k, v) in &s.rejected {
             println!("rejected {k}: {v}");
         }
+    }
+}
+
+/// How the asked memory relates to neighbour `n`, read left to right: "X superseded by N"
+/// for an old → new edge leaving X, "X supersedes N" for one arriving. Symmetric edges
+/// read the same both ways.
+fn relation(n: &GraphNeighbour) -> &str {
+    match (n.edge.as_str(), n.outgoing) {
+        ("supersedes", true) => "superseded by",
+        ("supersedes", false) => "supersedes",
+        ("temporal", true) => "followed by",
+        ("temporal", false) => "follows",
+        (edge, _) => edge,
     }
 }
 
