@@ -95,6 +95,7 @@ enum Command {
     },
     /// Print the value stored under KEY (exit 1 if none), or every memory with --all.
     Recall {
+        /// The memory's name (a flat key).
         #[arg(required_unless_present = "all")]
         key: Option<String>,
         /// Every flat memory.
@@ -135,6 +136,7 @@ enum Command {
     },
     /// The newest journal entries.
     Recent {
+        /// How many entries.
         #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
     },
@@ -143,7 +145,9 @@ enum Command {
     Persona(PersonaCommand),
     /// Search everything remembered: meaning, words, and the lifecycle signals.
     Search {
+        /// What to look for, in plain words (matched by meaning and by words).
         query: String,
+        /// At most this many hits.
         #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
         /// Only this kind (repeatable).
@@ -187,12 +191,21 @@ enum Command {
     /// memories, strengthen co-retrieved links, decay weak ones.
     Consolidate,
     /// Pin a persona memory (key or domain/facet/key): it never decays or gets pruned.
-    Pin { reference: String },
+    Pin {
+        /// A persona key or domain/facet/key.
+        reference: String,
+    },
     /// Unpin a persona memory.
-    Unpin { reference: String },
+    Unpin {
+        /// A persona key or domain/facet/key.
+        reference: String,
+    },
     /// A memory's neighbours in the knowledge graph, with edge types and weights
     /// (persona key, domain/facet/key, or a record path).
-    Graph { reference: String },
+    Graph {
+        /// A persona key, domain/facet/key, or a record path (sense-memory/...).
+        reference: String,
+    },
     /// Keyed facts: one current value per subject and attribute, with history.
     #[command(subcommand)]
     Fact(FactCommand),
@@ -240,16 +253,33 @@ enum Command {
 enum FactCommand {
     /// Set SUBJECT's ATTRIBUTE to VALUE in DOMAIN (the old value goes to the history).
     Set {
+        /// The persona domain the fact lives in (e.g. people, self).
         domain: String,
+        /// Who or what the fact is about (e.g. alice).
         subject: String,
+        /// Which property (e.g. city).
         attribute: String,
         /// The new value; `-` reads it from standard input.
         value: String,
     },
     /// The current value (exit 1 if none).
-    Get { domain: String, subject: String, attribute: String },
+    Get {
+        /// The persona domain the fact lives in.
+        domain: String,
+        /// Who or what the fact is about.
+        subject: String,
+        /// Which property.
+        attribute: String,
+    },
     /// Every value, oldest first.
-    History { domain: String, subject: String, attribute: String },
+    History {
+        /// The persona domain the fact lives in.
+        domain: String,
+        /// Who or what the fact is about.
+        subject: String,
+        /// Which property.
+        attribute: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -272,13 +302,17 @@ enum ModelCommand {
 enum RelayCommand {
     /// Add a relay (wss://; ws:// only to loopback unless --insecure).
     Add {
+        /// The relay's address, e.g. wss://relay.example.com.
         url: String,
         /// Allow unencrypted ws:// to a non-loopback host.
         #[arg(long)]
         insecure: bool,
     },
     /// Remove a relay.
-    Remove { url: String },
+    Remove {
+        /// The relay's address, as `relay list` shows it.
+        url: String,
+    },
     /// List relays with their sync state.
     List,
 }
@@ -287,8 +321,11 @@ enum RelayCommand {
 enum PersonaCommand {
     /// Store a memory (or update the one at the same address).
     Add {
+        /// The area of life or work, e.g. people, self, projects.
         domain: String,
+        /// The kind of memory within the domain, e.g. facts, preferences, procedures.
         facet: String,
+        /// The memory's name, unique within domain and facet.
         key: String,
         /// What to remember; `-` reads it from standard input.
         value: String,
@@ -298,6 +335,7 @@ enum PersonaCommand {
         /// Key of a related memory (repeatable).
         #[arg(long = "connect", value_name = "KEY")]
         connections: Vec<String>,
+        /// Where it was learned (free text, e.g. a conversation or a URL).
         #[arg(long)]
         source: Option<String>,
         /// 0 to 1.
@@ -319,8 +357,11 @@ enum PersonaCommand {
     },
     /// Show one memory (counts as an access unless --peek).
     Get {
+        /// The memory's domain.
         domain: String,
+        /// The memory's facet.
         facet: String,
+        /// The memory's key.
         key: String,
         /// Read without counting an access.
         #[arg(long)]
@@ -328,25 +369,43 @@ enum PersonaCommand {
     },
     /// List memories, optionally within a domain and facet (counts as access unless --peek).
     List {
+        /// Only this domain.
         domain: Option<String>,
+        /// Only this facet (within DOMAIN).
         facet: Option<String>,
+        /// Read without counting an access.
         #[arg(long)]
         peek: bool,
     },
     /// Find memories by content (key x3, themes x2, value x1, times relevance).
     Search {
+        /// Words to look for in keys, themes and values.
         query: String,
+        /// At most this many hits.
         #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
     },
     /// Link two memories both ways (key or domain/facet/key).
-    Connect { a: String, b: String },
+    Connect {
+        /// One memory (key or domain/facet/key).
+        a: String,
+        /// The other memory.
+        b: String,
+    },
     /// Mark OLD as contradicted and superseded by NEW.
-    Contradict { old: String, new: String },
+    Contradict {
+        /// The memory that no longer holds (key or domain/facet/key).
+        old: String,
+        /// The memory that replaces it.
+        new: String,
+    },
     /// Domains in use.
     Domains,
     /// Facets in use within DOMAIN.
-    Facets { domain: String },
+    Facets {
+        /// The domain whose facets to list.
+        domain: String,
+    },
     /// Totals per state, domain and facet.
     Stats,
 }
@@ -796,4 +855,29 @@ fn model(cmd: &ModelCommand, out: &Out) -> Result<ExitCode> {
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every positional argument of `cmd` and its subcommands that `--help` shows with no
+    /// text, as "memstr sub NAME".
+    fn undocumented(cmd: &clap::Command, path: &str, found: &mut Vec<String>) {
+        for arg in cmd.get_positionals() {
+            if arg.get_help().is_none() && !arg.is_hide_set() {
+                found.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            undocumented(sub, &format!("{path} {}", sub.get_name()), found);
+        }
+    }
+
+    #[test]
+    fn every_positional_argument_has_help() {
+        let mut found = Vec::new();
+        undocumented(&super::Args::command(), "memstr", &mut found);
+        assert!(found.is_empty(), "positional arguments with no help text: {found:#?}");
+    }
 }
