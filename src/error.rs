@@ -345,7 +345,8 @@ mod tests {
         #[derive(Debug, thiserror::Error)]
         #[error("outer")]
         struct Outer(#[source] std::io::Error);
-        let e = Error::Io { path: "/x".into(), source: std::io::Error::other(Outer(std::io::Error::other("root cause"))) };
+        let e =
+            Error::Io { path: "/x".into(), source: std::io::Error::other(Outer(std::io::Error::other("root cause"))) };
         let debug = format!("{e:?}");
         assert!(debug.starts_with("/x: outer"), "{debug}");
         assert!(debug.contains("caused by: root cause"), "{debug}");

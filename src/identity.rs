@@ -55,7 +55,9 @@ impl Identity {
             Ok(v) if v.trim().is_empty() => Ok(None),
             Ok(v) => {
                 let v = Zeroizing::new(v);
-                Identity::from_secret(&v).map(Some).map_err(|e| Error::Identity(format!("{ENV_NSEC}: {}", strip_prefix(&e))))
+                Identity::from_secret(&v)
+                    .map(Some)
+                    .map_err(|e| Error::Identity(format!("{ENV_NSEC}: {}", strip_prefix(&e))))
             }
             Err(std::env::VarError::NotPresent) => Ok(None),
             Err(std::env::VarError::NotUnicode(_)) => Err(Error::Identity(format!("{ENV_NSEC} is not UTF-8"))),

@@ -1621,6 +1621,43 @@ fn now_and_at_must_be_valid_times() {
 }
 
 #[test]
+fn every_time_option_takes_iso8601_spans_and_unix_seconds() {
+    let st = Store::new();
+    // T0 is 2023-11-14T22:13:20Z.
+    st.ok(&["remember", "iso", "v", "--at", "2023-11-14T22:13:20Z"]);
+    assert_eq!(st.json(&["recall", "iso"])["created_at"], T0);
+    st.ok(&["remember", "offset", "v", "--at", "2023-11-15T00:13:20+02:00"]);
+    assert_eq!(st.json(&["recall", "offset"])["created_at"], T0);
+    st.ok(&["remember", "unix", "v", "--at", &s(T0)]);
+    assert_eq!(st.json(&["recall", "unix"])["created_at"], T0);
+    // A span counts back from the command's clock: --payload-clock here.
+    st.ok(&["--payload-clock", "2023-11-14T22:13:20Z", "remember", "span", "v", "--at", "3d"]);
+    assert_eq!(st.json(&["recall", "span"])["created_at"], T0 - 3.0 * DAY);
+    st.ok(&["--payload-clock", "2023-11-14T22:13:20Z", "journal", "entry", "--at", "2h"]);
+    assert_eq!(st.json(&["recent"])[0]["created_at"], T0 - 7200.0);
+    st.ok(&["--payload-clock", &s(T0), "persona", "add", "people", "facts", "alice", "likes tea", "--at", "1w"]);
+    let m = st.json(&["--payload-clock", &s(T0), "persona", "get", "people", "facts", "alice", "--peek"]);
+    assert_eq!(m["created_at"], T0 - 7.0 * DAY);
+
+    // --since / --until, with --now as ISO 8601: only the entry two hours before T0.
+    let search = |extra: &[&str]| -> Vec<Value> {
+        let mut args = vec!["--now", "2023-11-14T22:13:20Z", "search", "entry", "--no-vectors", "--kind", "journal"];
+        args.extend_from_slice(extra);
+        st.json(&args).as_array().unwrap().clone()
+    };
+    assert_eq!(search(&["--since", "3h"]).len(), 1);
+    assert_eq!(search(&["--since", "1h"]).len(), 0);
+    assert_eq!(search(&["--until", "2023-11-14"]).len(), 0);
+    assert_eq!(search(&["--since", "2023-11-14", "--until", &s(T0)]).len(), 1);
+
+    // --now as a span: evaluated three days ago by the system clock, so it is in the past.
+    let r = st.run(&["--now", "3d", "remember", "x", "y"]).code(2);
+    assert!(r.stderr.contains("--now"), "a write refused at a fixed time: {}", r.stderr);
+    let help = st.ok(&["search", "--help"]);
+    assert!(help.contains("ISO 8601"), "{help}");
+}
+
+#[test]
 fn zero_limits_are_rejected_alike() {
     let st = Store::new();
     for args in [&["recent", "-n", "0"][..], &["persona", "search", "x", "-n", "0"][..]] {

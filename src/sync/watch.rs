@@ -28,7 +28,9 @@ impl MemoryStore {
     pub async fn watch<F: Future<Output = ()>>(&self, opts: SyncOptions, shutdown: F) -> Result<()> {
         let relays = self.relays().await?;
         if relays.is_empty() {
-            return Err(Error::Relay("no relays configured: add one with `MemoryStore::add_relay` (`memstr relay add wss://...`)".into()));
+            return Err(Error::Relay(
+                "no relays configured: add one with `MemoryStore::add_relay` (`memstr relay add wss://...`)".into(),
+            ));
         }
         let mut tasks = Vec::new();
         for info in relays {

@@ -30,15 +30,17 @@ pub struct Args {
     #[arg(long, global = true)]
     json: bool,
 
-    /// Evaluate decay, states and search as at this Unix time (seconds): reads are peeks
-    /// that count no access, and the command signs nothing (writes are refused).
-    #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
+    /// Evaluate decay, states and search as at this time (ISO 8601, a span back from now
+    /// such as 3d, or Unix seconds): reads are peeks that count no access, and the command
+    /// signs nothing (writes are refused).
+    #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "TIME", value_parser = parse_instant, allow_hyphen_values = true)]
     now: Option<f64>,
 
     /// For tests and benchmarks: date what goes inside memories (their times, accesses,
-    /// decay) by this Unix time, as the library's `Clock` does. Events are still signed
-    /// with the system clock's time; other devices cap such dates at 15 minutes ahead.
-    #[arg(long, global = true, env = "MEMSTR_PAYLOAD_CLOCK", value_name = "SECONDS", value_parser = parse_time, hide = true)]
+    /// decay) by this time (ISO 8601, a span back from now, or Unix seconds), as the
+    /// library's `Clock` does. Events are still signed with the system clock's time; other
+    /// devices cap such dates at 15 minutes ahead.
+    #[arg(long, global = true, env = "MEMSTR_PAYLOAD_CLOCK", value_name = "TIME", value_parser = parse_instant, hide = true)]
     payload_clock: Option<f64>,
 
     /// Write d tags in this mode from now on (remembered by the store) [default: the
@@ -89,9 +91,10 @@ enum Command {
         key: String,
         /// What to remember; `-` reads it from standard input (so it never shows in `ps`).
         value: String,
-        /// Timestamp of the memory (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        at: Option<f64>,
+        /// Timestamp of the memory (ISO 8601, a span back from now such as 3d, or Unix
+        /// seconds) [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
     },
     /// Print the value stored under KEY (exit 1 if none), or every memory with --all.
     Recall {
@@ -130,9 +133,10 @@ enum Command {
     Journal {
         /// The entry; `-` reads it from standard input.
         text: String,
-        /// Timestamp of the entry (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        at: Option<f64>,
+        /// Timestamp of the entry (ISO 8601, a span back from now such as 3d, or Unix
+        /// seconds) [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
     },
     /// The newest journal entries.
     Recent {
@@ -159,12 +163,14 @@ enum Command {
         /// Only persona memories of this facet.
         #[arg(long)]
         facet: Option<String>,
-        /// Only records dated at or after this time (Unix seconds).
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        since: Option<f64>,
-        /// Only records dated before this time (Unix seconds).
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        until: Option<f64>,
+        /// Only records dated at or after this time (ISO 8601 such as 2026-05-01, a span
+        /// back from now such as 3d, or Unix seconds).
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        since: Option<When>,
+        /// Only records dated before this time (ISO 8601, a span back from now, or Unix
+        /// seconds).
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        until: Option<When>,
         /// Show each hit's score signal by signal.
         #[arg(long)]
         explain: bool,
@@ -347,9 +353,10 @@ enum PersonaCommand {
         /// 0 to 1: stretches the time scale of decay by 1 + importance.
         #[arg(long)]
         importance: Option<f64>,
-        /// When it was learned (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        at: Option<f64>,
+        /// When it was learned (ISO 8601, a span back from now such as 3d, or Unix seconds)
+        /// [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
         /// Pass it through the novelty gate: a near-duplicate reinforces, a correction
         /// supersedes, novel content is created (prints the decision).
         #[arg(long)]
@@ -584,7 +591,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             unreachable!("handled before opening the store")
         }
         Command::Remember { key, value, at } => {
-            out.event_id(&store.remember_at(key, &value_arg(value)?, at.unwrap_or(now)).await?);
+            out.event_id(&store.remember_at(key, &value_arg(value)?, at.as_ref().map_or(now, |w| w.at(now))).await?);
         }
         Command::Recall { key: Some(key), .. } => match store.recall(key).await? {
             Some(m) => out.memory(&m),
@@ -598,7 +605,9 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Archive { reference } => out.address("archived", &store.archive(reference).await?),
         Command::Restore { reference } => out.address("restored", &store.restore(reference).await?),
         Command::Purge { reference } => out.event_id(&store.purge(reference).await?),
-        Command::Journal { text, at } => out.event_id(&store.journal_at(&value_arg(text)?, at.unwrap_or(now)).await?),
+        Command::Journal { text, at } => {
+            out.event_id(&store.journal_at(&value_arg(text)?, at.as_ref().map_or(now, |w| w.at(now))).await?)
+        }
         Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
         Command::Stats => out.stats(&store.stats().await?),
         Command::Search { query, limit, kinds, domain, facet, since, until, explain, .. } => {
@@ -613,8 +622,8 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 .collect();
             q.domain = domain.clone();
             q.facet = facet.clone();
-            q.since = *since;
-            q.until = *until;
+            q.since = since.as_ref().map(|w| w.at(now));
+            q.until = until.as_ref().map(|w| w.at(now));
             out.search(&store.search(q).await?, *explain);
         }
         Command::Export { output, .. } => {
@@ -745,7 +754,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
                 confidence: *confidence,
                 halflife_days: *halflife,
                 importance: *importance,
-                at: *at,
+                at: at.as_ref().map(|w| w.at(now)),
                 ..PersonaInput::new(domain, facet, key, &value_arg(value)?)
             };
             if *gate {
@@ -803,12 +812,41 @@ fn value_arg(v: &str) -> Result<std::borrow::Cow<'_, str>> {
     Ok(std::borrow::Cow::Owned(s))
 }
 
-/// A time given on the command line: finite, non-negative Unix seconds.
-fn parse_time(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
-        _ => Err(format!("{s:?} is not a time: expected finite, non-negative Unix seconds")),
+/// A time given on the command line for the command's data (`--at`, `--since`, `--until`):
+/// a fixed instant, or a span back from the command's "now", which is the store's clock
+/// (`--payload-clock`, `--now`) and only known once the store is open.
+#[derive(Debug, Clone, Copy)]
+enum When {
+    At(f64),
+    Ago(f64),
+}
+
+impl When {
+    fn at(self, now: f64) -> f64 {
+        match self {
+            When::At(t) => t,
+            When::Ago(span) => now - span,
+        }
     }
+}
+
+/// Reads ISO 8601, a span back from now (`3d`) or Unix seconds ([`memstr::search::time`]).
+fn parse_when(s: &str) -> Result<When, String> {
+    use memstr::search::time::parse_time;
+    // A span is the only form whose value moves with "now".
+    let (a, b) = (parse_time(s, 0.0).map_err(|e| e.to_string())?, parse_time(s, 1.0).map_err(|e| e.to_string())?);
+    Ok(if a == b { When::At(a) } else { When::Ago(-a) })
+}
+
+/// A time for the clock itself (`--now`, `--payload-clock`): spans count back from the
+/// system clock.
+fn parse_instant(s: &str) -> Result<f64, String> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let t = memstr::search::time::parse_time(s, now).map_err(|e| e.to_string())?;
+    if t < 0.0 {
+        return Err(format!("{s:?} is before 1970: memstr's times are non-negative Unix seconds"));
+    }
+    Ok(t)
 }
 
 /// `memstr model install|status`.
