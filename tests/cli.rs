@@ -1419,15 +1419,18 @@ fn import_counts_garbage_line_as_malformed_event() {
     let exported = a.ok(&["export", "--events"]);
     let input = format!("this is not an event\n\n{exported}");
     let b = Store::new();
-    let out = run_with_stdin(b.cmd(&["import", "--events"]), &input).ok();
+    let r = run_with_stdin(b.cmd(&["import", "--events"]), &input).code(0);
     assert_eq!(
-        out,
+        r.stdout,
         "applied 1, duplicate 0, stale 0, deleted 0, rejected 1, quarantined 0\n  rejected malformed_event: 1\n"
     );
+    // Some accepted: exit 0, and stderr says how many were not.
+    assert!(r.stderr.contains("1 of 2 events rejected"), "{}", r.stderr);
     assert_eq!(b.ok(&["recall", "k"]), "v\n");
     let stats = b.json(&["stats"]);
     assert_eq!(stats["rejected"], serde_json::json!({"malformed_event": 1}));
-    let report = run_with_stdin(b.cmd(&["import", "--events", "--json"]), "{\"id\": 1}\n").json();
+    let r = run_with_stdin(b.cmd(&["import", "--events", "--json"]), "{\"id\": 1}\n").code(2);
+    let report: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(report["rejected"], serde_json::json!({"malformed_event": 1}));
     assert_eq!(b.json(&["stats"])["rejected"]["malformed_event"], 2);
     assert!(b.ok(&["stats"]).contains("rejected malformed_event: 2"));
@@ -1442,7 +1445,8 @@ fn import_with_a_different_key_rejects_every_event_as_foreign_author() {
     assert!(n > 0);
 
     let b = Store::with_key(OTHER_HEX);
-    let report = b.json(&["import", "--events", file.to_str().unwrap()]);
+    let r = b.run(&["import", "--events", file.to_str().unwrap(), "--json"]).code(2);
+    let report: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(report["applied"], 0);
     assert_eq!(report["rejected"], serde_json::json!({"foreign_author": n}));
     assert_eq!(b.ok(&["recall", "--all"]), "");
@@ -1450,6 +1454,28 @@ fn import_with_a_different_key_rejects_every_event_as_foreign_author() {
     let stats = b.json(&["stats"]);
     assert_eq!(stats["events"], 0);
     assert_eq!(stats["rejected"], serde_json::json!({"foreign_author": n}));
+}
+
+#[test]
+fn an_import_that_rejects_every_event_exits_non_zero() {
+    let st = Store::new();
+    // A garbage file.
+    let garbage = st.path("garbage.txt");
+    std::fs::write(&garbage, "hello\nworld\n").unwrap();
+    let r = st.run(&["import", "--events", garbage.to_str().unwrap()]).code(2);
+    assert!(r.stderr.contains("nothing imported: all 2 events were rejected"), "{}", r.stderr);
+    // Events of another key: every one foreign.
+    let other = Store::with_key(OTHER_HEX);
+    other.ok(&["remember", "k", "v"]);
+    other.ok(&["journal", "j"]);
+    let r = run_with_stdin(st.cmd(&["import", "--events"]), &other.ok(&["export", "--events"])).code(2);
+    assert!(r.stdout.contains("rejected foreign_author: 2"), "{r:#?}");
+    assert!(r.stderr.contains("all 2 events were rejected"), "{r:#?}");
+    // An empty file rejects nothing: success.
+    run_with_stdin(st.cmd(&["import", "--events"]), "").code(0);
+    // Events already here are duplicates, not rejections.
+    st.ok(&["remember", "mine", "v"]);
+    run_with_stdin(st.cmd(&["import", "--events"]), &st.ok(&["export", "--events"])).code(0);
 }
 
 #[test]
@@ -2110,7 +2136,7 @@ fn status_json_has_outbox_events_unsigned_accesses_rejected_relays() {
     let st = Store::new();
     st.ok(&["remember", "k", "v"]);
     st.ok(&["journal", "j"]);
-    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").ok();
+    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").code(2);
     let status = st.json(&["status"]);
     let mut keys: Vec<&str> = status.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
@@ -2150,7 +2176,7 @@ fn status_text_shows_outbox_relays_and_rejected() {
         "outbox 1 of 1 events not yet on every relay; 0 unsigned accesses\nno relays\nrejected events: none\n"
     );
     st.ok(&["relay", "add", IDLE_RELAY]);
-    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").ok();
+    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").code(2);
     let out = st.ok(&["status"]);
     let ls = lines(&out);
     assert_eq!(ls[0], "outbox 1 of 1 events not yet on every relay; 0 unsigned accesses");

@@ -651,7 +651,23 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                     s
                 }
             };
-            out.import(&store.import_json_lines(&text).await?);
+            let report = store.import_json_lines(&text).await?;
+            out.import(&report);
+            let rejected = report.rejected_total();
+            let accepted = report.applied
+                + report.merged
+                + report.duplicate
+                + report.stale
+                + report.deleted
+                + report.quarantined;
+            if rejected > 0 && accepted == 0 {
+                bail!(
+                    "nothing imported: all {rejected} events were rejected (reasons above; a backup of another key, or not a JSON Lines file of signed events?)"
+                );
+            }
+            if rejected > 0 {
+                eprintln!("memstr: {rejected} of {} events rejected (reasons above)", rejected + accepted);
+            }
         }
         Command::Persona(cmd) => return persona(cmd, store, out, now).await,
         Command::Relay(cmd) => match cmd {
