@@ -261,6 +261,33 @@ fn model_install_hands_no_secrets_to_the_fetch_script() {
 }
 
 #[test]
+fn model_install_runs_the_script_built_into_the_binary_not_the_source_tree() {
+    let st = Store::new();
+    // A `bash` first on PATH that records how memstr called it, and fails.
+    let bin = st.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let (args, env) = (st.path("args.txt"), st.path("env.txt"));
+    let fake = bin.join("bash");
+    std::fs::write(&fake, format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nenv > '{}'\nexit 1\n", args.display(), env.display()))
+        .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut c = st.cmd(&["model", "install"]);
+    c.env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("MEMSTR_PASSWORD", PASSWORD)
+        .env("MEMSTR_CACHE_DIR", st.path("cache"));
+    assert_ne!(run(c).code, Some(0), "the fake bash failed on purpose");
+    let args = std::fs::read_to_string(&args).expect("memstr ran bash");
+    assert!(args.starts_with("-c\n"), "the script is handed over as text: {args}");
+    assert!(args.contains("ORT_SHA256="), "the whole script, pins included: {args}");
+    let source = env!("CARGO_MANIFEST_DIR");
+    assert!(!args.contains(source), "the source tree ({source}) is not needed: {args}");
+    let env = std::fs::read_to_string(&env).unwrap();
+    for secret in ["MEMSTR_NSEC", "MEMSTR_PASSWORD", SECRET_HEX, PASSWORD] {
+        assert!(!env.contains(secret), "{secret} reached the installer");
+    }
+}
+
+#[test]
 fn a_dash_reads_every_value_from_standard_input() {
     let st = Store::new();
     run_with_stdin(st.cmd(&["remember", "wifi", "-"]), "correct horse\n").ok();

@@ -865,21 +865,26 @@ fn parse_instant(s: &str) -> Result<f64, String> {
     Ok(t)
 }
 
+/// scripts/models/fetch.sh, the pinned installer of ONNX Runtime and the default model.
+const FETCH_SCRIPT: &str = include_str!("../../../scripts/models/fetch.sh");
+
 /// `memstr model install|status`.
 fn model(cmd: &ModelCommand, out: &Out) -> Result<ExitCode> {
     use memstr::index::{default_model_dir, default_runtime, Embedder, OnnxEmbedder};
     match cmd {
         ModelCommand::Install => {
-            // The script ships with memstr's sources; an installed binary finds it through
-            // MEMSTR_FETCH_SCRIPT, a source checkout next to the manifest.
-            let script = std::env::var_os("MEMSTR_FETCH_SCRIPT")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/models/fetch.sh"));
-            if !script.exists() {
-                bail!("{} not found: set MEMSTR_FETCH_SCRIPT to memstr's scripts/models/fetch.sh", script.display());
-            }
             let mut fetch = std::process::Command::new("bash");
-            fetch.arg(&script);
+            match std::env::var_os("MEMSTR_FETCH_SCRIPT") {
+                // Another script, for tests and for packagers who patch it.
+                Some(script) => {
+                    fetch.arg(script);
+                }
+                // The script is part of the binary, so an installed memstr needs no
+                // source tree; as `bash -c` text it needs no temporary file either.
+                None => {
+                    fetch.arg("-c").arg(FETCH_SCRIPT).arg("fetch.sh");
+                }
+            }
             // The script and pip need no key and no password: none reaches them.
             for (name, _) in std::env::vars_os() {
                 let secret = ["MEMSTR_NSEC", "MEMSTR_PASSWORD"].iter().any(|s| name == *s);
