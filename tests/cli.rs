@@ -99,11 +99,25 @@ struct Store {
 }
 
 impl Store {
+    /// A store made by `init --from-env --no-key-file` for the test key (only `init`
+    /// creates a store).
     fn new() -> Self {
         Self::with_key(SECRET_HEX)
     }
 
+    /// [`Store::new`] for another key.
     fn with_key(secret: &'static str) -> Self {
+        let st = Self::blank_with_key(secret);
+        st.ok(&["init", "--from-env", "--no-key-file"]);
+        st
+    }
+
+    /// A directory with no store yet, for tests of `init` and of its absence.
+    fn blank() -> Self {
+        Self::blank_with_key(SECRET_HEX)
+    }
+
+    fn blank_with_key(secret: &'static str) -> Self {
         Store { tmp: tempfile::tempdir().expect("tempdir"), secret }
     }
 
@@ -268,8 +282,11 @@ fn model_install_runs_the_script_built_into_the_binary_not_the_source_tree() {
     std::fs::create_dir_all(&bin).unwrap();
     let (args, env) = (st.path("args.txt"), st.path("env.txt"));
     let fake = bin.join("bash");
-    std::fs::write(&fake, format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nenv > '{}'\nexit 1\n", args.display(), env.display()))
-        .unwrap();
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nenv > '{}'\nexit 1\n", args.display(), env.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let mut c = st.cmd(&["model", "install"]);
     c.env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
@@ -326,6 +343,7 @@ fn a_read_only_store_can_still_be_read() {
             .stdin(Stdio::null());
         run(c)
     };
+    memstr(&["init", "--from-env", "--no-key-file"]).ok();
     memstr(&["remember", "k", "kept"]).ok();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let p = entry.unwrap().path();
@@ -465,7 +483,7 @@ fn memstr_d_tags_env_selects_blinded() {
 
 #[test]
 fn d_tags_rejects_unknown_mode() {
-    let st = Store::new();
+    let st = Store::blank();
     let r = st.run(&["--d-tags", "sideways", "remember", "k", "v"]).code(2);
     assert!(r.stderr.contains("sideways"), "{}", r.stderr);
     assert!(!st.dir().join("memstr.db").exists(), "nothing written on a usage error");
@@ -496,7 +514,7 @@ fn ncryptsec_log_n(path: &Path) -> u8 {
 
 #[test]
 fn init_generates_key_file_and_store() {
-    let st = Store::new();
+    let st = Store::blank();
     let mut c = init_cmd(&st, &[]);
     c.arg("--json");
     let out = run(c).json();
@@ -524,7 +542,7 @@ fn init_generates_key_file_and_store() {
 
 #[test]
 fn init_text_output_names_key_file_and_store() {
-    let st = Store::new();
+    let st = Store::blank();
     let out = run(init_cmd(&st, &[])).ok();
     assert!(out.starts_with("created key npub1"), "{out}");
     assert!(out.contains(&st.dir().join("key.ncryptsec").display().to_string()), "{out}");
@@ -534,7 +552,7 @@ fn init_text_output_names_key_file_and_store() {
 
 #[test]
 fn init_compatible_says_what_relays_see() {
-    let st = Store::new();
+    let st = Store::blank();
     let out = run(init_cmd(&st, &["--d-tags", "compatible"])).ok();
     assert!(out.contains("d tags:   compatible"), "{out}");
     assert!(out.contains("relays see every key, domain and facet name"), "{out}");
@@ -545,13 +563,14 @@ fn init_compatible_says_what_relays_see() {
 #[cfg(not(feature = "encryption"))]
 #[test]
 fn encryption_at_rest_without_the_feature_names_it() {
-    let st = Store::new();
+    let st = Store::blank();
     let r = run(init_cmd(&st, &["--encrypt"]));
     assert_ne!(r.code, Some(0), "{r:#?}");
     let err = r.stderr;
     assert!(err.contains("`encryption` cargo feature"), "{err}");
     assert!(!st.dir().join("key.ncryptsec").exists(), "no key file written");
     assert!(!st.dir().join("memstr.db").exists(), "no store created");
+    st.ok(&["init", "--from-env", "--no-key-file"]);
     st.ok(&["remember", "k", "v"]);
     for cmd in ["encrypt", "decrypt"] {
         let r = st.run(&[cmd]);
@@ -560,6 +579,43 @@ fn encryption_at_rest_without_the_feature_names_it() {
         assert!(err.contains("`encryption` cargo feature"), "{cmd}: {err}");
     }
     assert_eq!(st.ok(&["recall", "k"]), "v\n");
+}
+
+#[test]
+fn commands_other_than_init_refuse_a_directory_with_no_store() {
+    let st = Store::blank();
+    for args in [
+        &["recall", "--all"][..],
+        &["remember", "k", "v"],
+        &["search", "anything", "--no-vectors"],
+        &["stats"],
+        &["persona", "list"],
+        &["relay", "add", "ws://127.0.0.1:7777"],
+        &["sync"],
+        &["import", "--events", "/dev/null"],
+        &["--now", "3d", "recall", "--all"],
+        &["encrypt"],
+    ] {
+        let r = st.run(args).code(2);
+        assert!(r.stderr.contains("no store at") && r.stderr.contains("memstr init"), "{args:?}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{args:?}: {r:#?}");
+    }
+    assert!(!st.dir().join("memstr.db").exists(), "nothing created");
+    // whoami needs only the key.
+    assert_eq!(st.ok(&["whoami"]), format!("{}\n", test_identity().npub()));
+
+    // `init --from-env --no-key-file` makes the store and no key file; then they work.
+    let out = st.ok(&["init", "--from-env", "--no-key-file"]);
+    assert!(out.contains("key file: none"), "{out}");
+    assert!(st.dir().join("memstr.db").is_file());
+    assert!(!st.dir().join("key.ncryptsec").exists(), "no key file, no password asked");
+    st.ok(&["remember", "k", "v"]);
+    assert_eq!(st.ok(&["recall", "k"]), "v\n");
+    // Run again, it changes nothing.
+    st.ok(&["init", "--from-env", "--no-key-file"]);
+    assert_eq!(st.ok(&["recall", "k"]), "v\n");
+    // Without --from-env it means nothing.
+    st.run(&["init", "--no-key-file"]).code(2);
 }
 
 #[test]
@@ -606,7 +662,7 @@ fn init_log_n_out_of_range_exits_2() {
 
 #[test]
 fn init_refuses_to_overwrite_key_file() {
-    let st = Store::new();
+    let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let key_file = st.dir().join("key.ncryptsec");
     let before = std::fs::read_to_string(&key_file).unwrap();
@@ -620,7 +676,7 @@ fn init_refuses_to_overwrite_key_file() {
 
 #[test]
 fn wrong_password_is_a_clear_error_exit_2() {
-    let st = Store::new();
+    let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let r = run(keyed_cmd(&st, "not the password", &["whoami"])).code(2);
     assert!(r.stderr.contains("wrong password"), "{}", r.stderr);
@@ -631,7 +687,7 @@ fn wrong_password_is_a_clear_error_exit_2() {
 
 #[test]
 fn key_file_without_password_and_without_terminal_fails() {
-    let st = Store::new();
+    let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let mut c = bare(st.tmp.path());
     c.arg("--dir").arg(st.dir()).arg("whoami");
@@ -641,7 +697,7 @@ fn key_file_without_password_and_without_terminal_fails() {
 
 #[test]
 fn missing_key_mentions_memstr_init() {
-    let st = Store::new();
+    let st = Store::blank();
     let mut c = bare(st.tmp.path());
     c.arg("--dir").arg(st.dir()).args(["recall", "k"]);
     let r = run(c).code(2);
@@ -675,7 +731,7 @@ fn key_file_flag_and_env_locate_the_key() {
 
 #[test]
 fn empty_environment_variables_count_as_unset() {
-    let st = Store::new();
+    let st = Store::blank();
     let npub = run(init_cmd(&st, &["--json"])).json()["npub"].as_str().unwrap().to_string();
     let mut c = keyed_cmd(&st, PASSWORD, &["whoami"]);
     for name in ["MEMSTR_NSEC", "MEMSTR_KEY_FILE", "MEMSTR_NOW", "MEMSTR_D_TAGS", "MEMSTR_DECAY", "MEMSTR_DISSOLVE"] {
@@ -693,7 +749,7 @@ fn empty_environment_variables_count_as_unset() {
 
 #[test]
 fn memstr_nsec_takes_precedence_over_key_file() {
-    let st = Store::new();
+    let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let mut c = keyed_cmd(&st, "wrong password is never used", &["whoami"]);
     c.env("MEMSTR_NSEC", SECRET_HEX);
@@ -702,7 +758,7 @@ fn memstr_nsec_takes_precedence_over_key_file() {
 
 #[test]
 fn whoami_prints_npub_of_memstr_nsec() {
-    let st = Store::new();
+    let st = Store::blank();
     let id = test_identity();
     assert_eq!(st.ok(&["whoami"]), format!("{}\n", id.npub()));
     let j = st.json(&["whoami"]);
@@ -1224,7 +1280,7 @@ fn persona_connect_errors_exit_2() {
     add_persona(&st, "work", "facts", "alice", "a at work");
     add_persona(&st, "people", "facts", "bob", "b");
     let r = st.run(&["persona", "connect", "alice", "bob"]).code(2);
-    assert!(r.stderr.contains("ambiguous") && r.stderr.contains("domain/facet/key"), "{}", r.stderr);
+    assert!(r.stderr.contains("ambiguous") && r.stderr.contains("work/facts/alice"), "{}", r.stderr);
     let r = st.run(&["persona", "connect", "bob", "nobody"]).code(2);
     assert!(r.stderr.contains("nobody"), "{}", r.stderr);
     let r = st.run(&["persona", "connect", "bob", "people/facts/bob"]).code(2);
@@ -1652,7 +1708,7 @@ fn init_checks_the_store_key_before_writing_a_key_file() {
 
 #[test]
 fn init_rejects_an_empty_password_from_the_environment() {
-    let st = Store::new();
+    let st = Store::blank();
     let mut c = init_cmd(&st, &[]);
     c.env("MEMSTR_PASSWORD", "");
     let r = run(c);

@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use serde_json::{json, Value};
@@ -20,8 +20,11 @@ struct St {
 }
 
 impl St {
+    /// A store made by `memstr init` for the test key.
     fn new() -> Self {
-        St { tmp: tempfile::tempdir().unwrap() }
+        let st = St { tmp: tempfile::tempdir().unwrap() };
+        support::init_store(&st.dir());
+        st
     }
 
     fn dir(&self) -> PathBuf {
@@ -70,10 +73,6 @@ impl St {
         args.extend_from_slice(extra);
         self.ok(now, &args);
     }
-}
-
-fn db_exists(dir: &Path) -> bool {
-    dir.join("memstr.db").exists()
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -138,14 +137,16 @@ fn prune_moves_states_and_deletes_after_thirty_dissolved_days() {
     let r = st.json(T0 + 120.0 * DAY, &["prune"]);
     assert_eq!(
         r,
-        json!({"count": 1, "transitions": [["people/facts/bob", "fading", "forgotten"]], "deleted": [], "marked": []})
+        json!({"count": 1, "transitions": [["people/facts/bob", "fading", "forgotten"]], "archived": [], "deleted": [],
+            "marked": []})
     );
     // Forgotten: exact reads still find it.
     let m = st.json(T0 + 120.0 * DAY, &["persona", "get", "people", "facts", "bob", "--peek"]);
     assert_eq!(m["stored_state"], "forgotten");
     st.ok(T0 + 210.0 * DAY, &["prune"]);
     assert_eq!(st.json(T0 + 239.0 * DAY, &["prune"])["count"], 0);
-    let out = st.ok(T0 + 241.0 * DAY, &["prune"]);
+    // Deleted under sense-memory's policy (the default archives).
+    let out = st.ok(T0 + 241.0 * DAY, &["prune", "--dissolve", "delete"]);
     assert_eq!(out, "people/facts/bob: deleted (dissolved past the grace period)\n1 changed\n");
     st.fails(T0 + 241.0 * DAY, &["persona", "get", "people", "facts", "bob", "--peek"], 1);
     assert_eq!(st.json(T0 + 241.0 * DAY, &["stats"])["deleted"], 1);
@@ -225,7 +226,8 @@ fn consolidate_promotes_recurring_journal_content_once() {
 
     let again = st.ok(now + 100.0, &["consolidate"]);
     assert!(
-        again.starts_with("states changed 0, deleted 0, promoted 0, linked 0, strengthened 0, decay days 0"),
+        again
+            .starts_with("states changed 0, archived 0, deleted 0, promoted 0, linked 0, strengthened 0, decay days 0"),
         "{again}"
     );
     assert!(!again.contains("promoted self/"), "{again}");
@@ -425,7 +427,8 @@ fn unknown_decay_policy_fails_clearly() {
     let st = St::new();
     let err = st.fails(T0, &["--decay", "ebbinghaus", "stats"], 2);
     assert!(err.contains("unknown decay policy \"ebbinghaus\": halflife or fsrs6"), "{err}");
-    assert!(!db_exists(&st.dir()), "nothing opened with a bad policy");
+    // Nothing remembered of it: the store opens as before.
+    assert!(st.ok(T0, &["stats"]).contains("store "));
 }
 
 /// `persona get` shows `state` and `current_relevance` under the store's decay policy and

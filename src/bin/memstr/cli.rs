@@ -65,11 +65,16 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Create a key file (password from MEMSTR_PASSWORD or a prompt) and the store.
+    /// Create a key file (password from MEMSTR_PASSWORD or a prompt) and the store. Every
+    /// other command needs a store made by `init`.
     Init {
         /// Encrypt the key in MEMSTR_NSEC instead of generating a new one.
         #[arg(long)]
         from_env: bool,
+        /// With --from-env: create only the store, no key file (the key stays in
+        /// MEMSTR_NSEC, which every command then needs).
+        #[arg(long, requires = "from_env")]
+        no_key_file: bool,
         /// scrypt cost of the key file (NIP-49 log_n).
         #[arg(long, default_value_t = DEFAULT_LOG_N, value_parser = clap::value_parser!(u8).range(1..=22))]
         log_n: u8,
@@ -528,13 +533,13 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
 
 pub async fn run(args: Args) -> Result<ExitCode> {
     let out = Out { json: args.json };
-    if let Command::Init { from_env, log_n, encrypt } = &args.command {
+    if let Command::Init { from_env, no_key_file, log_n, encrypt } = &args.command {
         if *encrypt && !memstr::at_rest::available() {
             // Before any key file is written.
             bail!("--encrypt: {}", memstr::EncryptionProblem::FeatureMissing);
         }
         let file = args.key_file()?;
-        if file.exists() {
+        if file.exists() && !no_key_file {
             bail!("{} already exists; refusing to replace a key", file.display());
         }
         let from_env_key = Identity::from_env()?;
@@ -551,25 +556,32 @@ pub async fn run(args: Args) -> Result<ExitCode> {
         if db.exists() {
             drop(open(&args, id.clone()).await?);
         }
-        id.save_file(&file, &password(true)?, *log_n)?;
+        if !no_key_file {
+            id.save_file(&file, &password(true)?, *log_n)?;
+        }
         let store = open(&args, id.clone()).await?;
-        out.init(&id, &file, store.path(), store.d_tag_mode(), store.is_encrypted());
+        let file = (!no_key_file).then_some(file.as_path());
+        out.init(&id, file, store.path(), store.d_tag_mode(), store.is_encrypted());
         return Ok(ExitCode::SUCCESS);
     }
     if let Command::Model(cmd) = &args.command {
         return model(cmd, &out);
     }
-    let id = identity(&args)?;
     if let Command::Whoami = args.command {
-        out.whoami(&id);
+        out.whoami(&identity(&args)?);
         return Ok(ExitCode::SUCCESS);
     }
+    // Only `init` creates a store: a mistyped --dir must not become a new, empty memory.
+    let db = args.dir()?.join("memstr.db");
+    if !db.exists() {
+        bail!(
+            "no store at {}: check --dir / MEMSTR_DIR, or create one with `memstr init` (`memstr init --from-env --no-key-file` for a key kept in MEMSTR_NSEC)",
+            db.display()
+        );
+    }
+    let id = identity(&args)?;
     if let Command::Encrypt | Command::Decrypt = args.command {
         let encrypt = matches!(args.command, Command::Encrypt);
-        let db = args.dir()?.join("memstr.db");
-        if !db.exists() {
-            bail!("no store at {}: run `memstr init`", db.display());
-        }
         let changed = match encrypt {
             true => MemoryStore::encrypt_at_rest(&db, &id).await?,
             false => MemoryStore::decrypt_at_rest(&db, &id).await?,
@@ -654,12 +666,8 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             let report = store.import_json_lines(&text).await?;
             out.import(&report);
             let rejected = report.rejected_total();
-            let accepted = report.applied
-                + report.merged
-                + report.duplicate
-                + report.stale
-                + report.deleted
-                + report.quarantined;
+            let accepted =
+                report.applied + report.merged + report.duplicate + report.stale + report.deleted + report.quarantined;
             if rejected > 0 && accepted == 0 {
                 bail!(
                     "nothing imported: all {rejected} events were rejected (reasons above; a backup of another key, or not a JSON Lines file of signed events?)"

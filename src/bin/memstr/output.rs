@@ -182,16 +182,18 @@ impl Out {
         }
     }
 
-    pub fn init(&self, id: &Identity, key_file: &Path, store: &Path, mode: DTagMode, encrypted: bool) {
+    /// `key_file` is `None` for a store whose key stays in MEMSTR_NSEC (`--no-key-file`).
+    pub fn init(&self, id: &Identity, key_file: Option<&Path>, store: &Path, mode: DTagMode, encrypted: bool) {
         if self.json {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(),
                 "key_file": key_file, "store": store, "d_tag_mode": mode.as_str(),
                 "relays_see": mode_reveals(mode).trim(), "encrypted": encrypted}));
         } else {
             println!(
-                "created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}\n  at rest:  {}\n{}",
+                "{} {}\n  key file: {}\n  store:    {}\n  d tags:   {}\n  at rest:  {}\n{}",
+                if key_file.is_some() { "created key" } else { "store for key" },
                 id.npub(),
-                key_file.display(),
+                key_file.map_or("none (the key is read from MEMSTR_NSEC)".into(), |f| f.display().to_string()),
                 store.display(),
                 mode.as_str(),
                 if encrypted { "encrypted" } else { "plain" },
