@@ -2308,6 +2308,53 @@ fn sync_watch_pushes_writes_of_other_invocations_promptly() {
     watcher.assert_running();
 }
 
+/// Waits up to `secs` for a line of `lines` containing `what`; keeps every line in `seen`.
+fn line_with(lines: &std::sync::mpsc::Receiver<String>, seen: &mut Vec<String>, what: &str, secs: u64) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                let hit = line.contains(what);
+                seen.push(line);
+                if hit {
+                    return true;
+                }
+            }
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+#[test]
+fn sync_watch_says_when_it_connects_reconnects_and_stops() {
+    use std::io::BufRead;
+    let mut relay = LocalRelay::start();
+    let st = Store::new();
+    st.ok(&["relay", "add", &relay.url()]);
+    let mut child = st.cmd(&["sync", "--watch"]).spawn().expect("memstr sync --watch starts");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let mut watcher = Watcher(child);
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let connected = format!("connected to {}", relay.url());
+    assert!(line_with(&lines, &mut seen, &connected, 10), "no {connected:?}: {seen:#?}");
+    relay.kill();
+    assert!(line_with(&lines, &mut seen, "reconnecting in", 10), "the lost relay is not reported: {seen:#?}");
+    watcher.assert_running();
+    let pid = watcher.0.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    assert!(line_with(&lines, &mut seen, "stopped", 10), "no word of stopping: {seen:#?}");
+    let status = watcher.0.wait().unwrap();
+    assert!(status.success(), "Ctrl-C is a clean stop: {status}, {seen:#?}");
+    assert!(seen.iter().all(|l| !l.contains('\u{1b}')), "plain text: {seen:#?}");
+}
+
 #[test]
 fn forget_then_sync_forgets_on_the_other_store() {
     let relay = LocalRelay::start();

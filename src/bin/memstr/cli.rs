@@ -697,8 +697,12 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             if store.relays().await?.is_empty() {
                 bail!("no relays: add one with `memstr relay add wss://...`");
             }
-            let opts =
-                memstr::sync::SyncOptions { full: *full, progress: crate::output::progress(out), ..Default::default() };
+            let opts = memstr::sync::SyncOptions {
+                full: *full,
+                progress: crate::output::progress(out),
+                on_watch: Some(crate::output::watch_events()),
+                ..Default::default()
+            };
             if *watch {
                 store
                     .watch(opts, async {

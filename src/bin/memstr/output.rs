@@ -465,6 +465,24 @@ pub fn progress(out: &Out) -> Option<ProgressFn> {
     }))
 }
 
+/// `sync --watch` says on stderr when it connects, loses a relay, and stops: otherwise a
+/// silent process leaves no way to tell live sync from a dead one.
+pub fn watch_events() -> memstr::sync::WatchFn {
+    Arc::new(|event: &memstr::sync::WatchEvent| {
+        use memstr::sync::WatchEvent;
+        match event {
+            WatchEvent::Connected { relay } => eprintln!("memstr: connected to {relay}; syncing live (Ctrl-C stops)"),
+            WatchEvent::Disconnected { relay, error, retry_in } => eprintln!(
+                "memstr: {relay}: {}; reconnecting in {} s",
+                error.as_deref().unwrap_or("connection closed"),
+                retry_in.as_secs_f64().ceil()
+            ),
+            WatchEvent::Stopped => eprintln!("memstr: live sync stopped"),
+            _ => {}
+        }
+    })
+}
+
 fn ago(ts: Option<i64>) -> String {
     match ts {
         None => "never".into(),
