@@ -7,7 +7,10 @@ use std::path::PathBuf;
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 /// Everything that can go wrong in memstr.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the same sentence as `Display` (plus any cause it does not already
+/// name), so `fn main() -> memstr::Result<()>` and `unwrap` show a readable message.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Input broke one of the validation rules (see [`Rule`]).
@@ -97,6 +100,22 @@ pub enum Error {
     /// The blocking database task panicked or was cancelled.
     #[error("background task failed: {0}")]
     Task(String),
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = self.to_string();
+        f.write_str(&message)?;
+        let mut cause = std::error::Error::source(self);
+        while let Some(c) = cause {
+            let text = c.to_string();
+            if !message.contains(&text) {
+                write!(f, "\n  caused by: {text}")?;
+            }
+            cause = c.source();
+        }
+        Ok(())
+    }
 }
 
 impl Error {
@@ -306,5 +325,30 @@ impl RejectReason {
 impl fmt::Display for RejectReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_reads_like_display_so_main_returning_result_prints_a_sentence() {
+        let e = Error::NotFound("alice-coffee".into());
+        assert_eq!(format!("{e:?}"), e.to_string());
+        assert!(format!("{e:?}").starts_with("no memory matches \"alice-coffee\""), "{e:?}");
+        assert!(!format!("{e:?}").contains("NotFound("), "{e:?}");
+    }
+
+    #[test]
+    fn debug_adds_a_cause_the_message_does_not_name() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("outer")]
+        struct Outer(#[source] std::io::Error);
+        let e =
+            Error::Io { path: "/x".into(), source: std::io::Error::other(Outer(std::io::Error::other("root cause"))) };
+        let debug = format!("{e:?}");
+        assert!(debug.starts_with("/x: outer"), "{debug}");
+        assert!(debug.contains("caused by: root cause"), "{debug}");
     }
 }

@@ -48,12 +48,16 @@ impl Identity {
         Ok(Identity { keys: Keys::new(sk) })
     }
 
-    /// From `MEMSTR_NSEC`, if set.
+    /// From `MEMSTR_NSEC`, if set. An empty value counts as unset (`MEMSTR_NSEC=` in a
+    /// shell or a config file clears it).
     pub fn from_env() -> Result<Option<Self>> {
         match std::env::var(ENV_NSEC) {
+            Ok(v) if v.trim().is_empty() => Ok(None),
             Ok(v) => {
                 let v = Zeroizing::new(v);
-                Identity::from_secret(&v).map(Some).map_err(|e| Error::Identity(format!("{ENV_NSEC}: {e}")))
+                Identity::from_secret(&v)
+                    .map(Some)
+                    .map_err(|e| Error::Identity(format!("{ENV_NSEC}: {}", strip_prefix(&e))))
             }
             Err(std::env::VarError::NotPresent) => Ok(None),
             Err(std::env::VarError::NotUnicode(_)) => Err(Error::Identity(format!("{ENV_NSEC} is not UTF-8"))),

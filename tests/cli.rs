@@ -99,11 +99,25 @@ struct Store {
 }
 
 impl Store {
+    /// A store made by `init --from-env --no-key-file` for the test key (only `init`
+    /// creates a store).
     fn new() -> Self {
         Self::with_key(SECRET_HEX)
     }
 
+    /// [`Store::new`] for another key.
     fn with_key(secret: &'static str) -> Self {
+        let st = Self::blank_with_key(secret);
+        st.ok(&["init", "--from-env", "--no-key-file"]);
+        st
+    }
+
+    /// A directory with no store yet, for tests of `init` and of its absence.
+    fn blank() -> Self {
+        Self::blank_with_key(SECRET_HEX)
+    }
+
+    fn blank_with_key(secret: &'static str) -> Self {
         Store { tmp: tempfile::tempdir().expect("tempdir"), secret }
     }
 
@@ -261,6 +275,36 @@ fn model_install_hands_no_secrets_to_the_fetch_script() {
 }
 
 #[test]
+fn model_install_runs_the_script_built_into_the_binary_not_the_source_tree() {
+    let st = Store::new();
+    // A `bash` first on PATH that records how memstr called it, and fails.
+    let bin = st.path("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let (args, env) = (st.path("args.txt"), st.path("env.txt"));
+    let fake = bin.join("bash");
+    std::fs::write(
+        &fake,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\nenv > '{}'\nexit 1\n", args.display(), env.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(&fake, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut c = st.cmd(&["model", "install"]);
+    c.env("PATH", format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default()))
+        .env("MEMSTR_PASSWORD", PASSWORD)
+        .env("MEMSTR_CACHE_DIR", st.path("cache"));
+    assert_ne!(run(c).code, Some(0), "the fake bash failed on purpose");
+    let args = std::fs::read_to_string(&args).expect("memstr ran bash");
+    assert!(args.starts_with("-c\n"), "the script is handed over as text: {args}");
+    assert!(args.contains("ORT_SHA256="), "the whole script, pins included: {args}");
+    let source = env!("CARGO_MANIFEST_DIR");
+    assert!(!args.contains(source), "the source tree ({source}) is not needed: {args}");
+    let env = std::fs::read_to_string(&env).unwrap();
+    for secret in ["MEMSTR_NSEC", "MEMSTR_PASSWORD", SECRET_HEX, PASSWORD] {
+        assert!(!env.contains(secret), "{secret} reached the installer");
+    }
+}
+
+#[test]
 fn a_dash_reads_every_value_from_standard_input() {
     let st = Store::new();
     run_with_stdin(st.cmd(&["remember", "wifi", "-"]), "correct horse\n").ok();
@@ -299,6 +343,7 @@ fn a_read_only_store_can_still_be_read() {
             .stdin(Stdio::null());
         run(c)
     };
+    memstr(&["init", "--from-env", "--no-key-file"]).ok();
     memstr(&["remember", "k", "kept"]).ok();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let p = entry.unwrap().path();
@@ -438,7 +483,7 @@ fn memstr_d_tags_env_selects_blinded() {
 
 #[test]
 fn d_tags_rejects_unknown_mode() {
-    let st = Store::new();
+    let st = Store::blank();
     let r = st.run(&["--d-tags", "sideways", "remember", "k", "v"]).code(2);
     assert!(r.stderr.contains("sideways"), "{}", r.stderr);
     assert!(!st.dir().join("memstr.db").exists(), "nothing written on a usage error");
@@ -469,7 +514,7 @@ fn ncryptsec_log_n(path: &Path) -> u8 {
 
 #[test]
 fn init_generates_key_file_and_store() {
-    let st = Store::new();
+    let st = Store::blank();
     let mut c = init_cmd(&st, &[]);
     c.arg("--json");
     let out = run(c).json();
@@ -497,7 +542,7 @@ fn init_generates_key_file_and_store() {
 
 #[test]
 fn init_text_output_names_key_file_and_store() {
-    let st = Store::new();
+    let st = Store::blank();
     let out = run(init_cmd(&st, &[])).ok();
     assert!(out.starts_with("created key npub1"), "{out}");
     assert!(out.contains(&st.dir().join("key.ncryptsec").display().to_string()), "{out}");
@@ -507,7 +552,7 @@ fn init_text_output_names_key_file_and_store() {
 
 #[test]
 fn init_compatible_says_what_relays_see() {
-    let st = Store::new();
+    let st = Store::blank();
     let out = run(init_cmd(&st, &["--d-tags", "compatible"])).ok();
     assert!(out.contains("d tags:   compatible"), "{out}");
     assert!(out.contains("relays see every key, domain and facet name"), "{out}");
@@ -518,13 +563,14 @@ fn init_compatible_says_what_relays_see() {
 #[cfg(not(feature = "encryption"))]
 #[test]
 fn encryption_at_rest_without_the_feature_names_it() {
-    let st = Store::new();
+    let st = Store::blank();
     let r = run(init_cmd(&st, &["--encrypt"]));
     assert_ne!(r.code, Some(0), "{r:#?}");
     let err = r.stderr;
     assert!(err.contains("`encryption` cargo feature"), "{err}");
     assert!(!st.dir().join("key.ncryptsec").exists(), "no key file written");
     assert!(!st.dir().join("memstr.db").exists(), "no store created");
+    st.ok(&["init", "--from-env", "--no-key-file"]);
     st.ok(&["remember", "k", "v"]);
     for cmd in ["encrypt", "decrypt"] {
         let r = st.run(&[cmd]);
@@ -533,6 +579,43 @@ fn encryption_at_rest_without_the_feature_names_it() {
         assert!(err.contains("`encryption` cargo feature"), "{cmd}: {err}");
     }
     assert_eq!(st.ok(&["recall", "k"]), "v\n");
+}
+
+#[test]
+fn commands_other_than_init_refuse_a_directory_with_no_store() {
+    let st = Store::blank();
+    for args in [
+        &["recall", "--all"][..],
+        &["remember", "k", "v"],
+        &["search", "anything", "--no-vectors"],
+        &["stats"],
+        &["persona", "list"],
+        &["relay", "add", "ws://127.0.0.1:7777"],
+        &["sync"],
+        &["import", "--events", "/dev/null"],
+        &["--now", "3d", "recall", "--all"],
+        &["encrypt"],
+    ] {
+        let r = st.run(args).code(2);
+        assert!(r.stderr.contains("no store at") && r.stderr.contains("memstr init"), "{args:?}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{args:?}: {r:#?}");
+    }
+    assert!(!st.dir().join("memstr.db").exists(), "nothing created");
+    // whoami needs only the key.
+    assert_eq!(st.ok(&["whoami"]), format!("{}\n", test_identity().npub()));
+
+    // `init --from-env --no-key-file` makes the store and no key file; then they work.
+    let out = st.ok(&["init", "--from-env", "--no-key-file"]);
+    assert!(out.contains("key file: none"), "{out}");
+    assert!(st.dir().join("memstr.db").is_file());
+    assert!(!st.dir().join("key.ncryptsec").exists(), "no key file, no password asked");
+    st.ok(&["remember", "k", "v"]);
+    assert_eq!(st.ok(&["recall", "k"]), "v\n");
+    // Run again, it changes nothing.
+    st.ok(&["init", "--from-env", "--no-key-file"]);
+    assert_eq!(st.ok(&["recall", "k"]), "v\n");
+    // Without --from-env it means nothing.
+    st.run(&["init", "--no-key-file"]).code(2);
 }
 
 #[test]
@@ -579,7 +662,7 @@ fn init_log_n_out_of_range_exits_2() {
 
 #[test]
 fn init_refuses_to_overwrite_key_file() {
-    let st = Store::new();
+    let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let key_file = st.dir().join("key.ncryptsec");
     let before = std::fs::read_to_string(&key_file).unwrap();
@@ -593,7 +676,7 @@ fn init_refuses_to_overwrite_key_file() {
 
 #[test]
 fn wrong_password_is_a_clear_error_exit_2() {
-    let st = Store::new();
+    let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let r = run(keyed_cmd(&st, "not the password", &["whoami"])).code(2);
     assert!(r.stderr.contains("wrong password"), "{}", r.stderr);
@@ -604,7 +687,7 @@ fn wrong_password_is_a_clear_error_exit_2() {
 
 #[test]
 fn key_file_without_password_and_without_terminal_fails() {
-    let st = Store::new();
+    let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let mut c = bare(st.tmp.path());
     c.arg("--dir").arg(st.dir()).arg("whoami");
@@ -614,7 +697,7 @@ fn key_file_without_password_and_without_terminal_fails() {
 
 #[test]
 fn missing_key_mentions_memstr_init() {
-    let st = Store::new();
+    let st = Store::blank();
     let mut c = bare(st.tmp.path());
     c.arg("--dir").arg(st.dir()).args(["recall", "k"]);
     let r = run(c).code(2);
@@ -647,8 +730,26 @@ fn key_file_flag_and_env_locate_the_key() {
 }
 
 #[test]
+fn empty_environment_variables_count_as_unset() {
+    let st = Store::blank();
+    let npub = run(init_cmd(&st, &["--json"])).json()["npub"].as_str().unwrap().to_string();
+    let mut c = keyed_cmd(&st, PASSWORD, &["whoami"]);
+    for name in ["MEMSTR_NSEC", "MEMSTR_KEY_FILE", "MEMSTR_NOW", "MEMSTR_D_TAGS", "MEMSTR_DECAY", "MEMSTR_DISSOLVE"] {
+        c.env(name, "");
+    }
+    // The key comes from the key file: the empty MEMSTR_NSEC is not a (bad) key.
+    assert_eq!(run(c).ok(), format!("{npub}\n"));
+
+    // An empty MEMSTR_DIR means the default directory, not the empty path.
+    let mut c = bare(st.tmp.path());
+    c.env("MEMSTR_DIR", "").env("MEMSTR_PASSWORD", PASSWORD).args(["init", "--log-n", "4", "--json"]);
+    let store = run(c).json()["store"].as_str().unwrap().to_string();
+    assert!(store.starts_with(&st.path("xdg").display().to_string()), "{store}");
+}
+
+#[test]
 fn memstr_nsec_takes_precedence_over_key_file() {
-    let st = Store::new();
+    let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let mut c = keyed_cmd(&st, "wrong password is never used", &["whoami"]);
     c.env("MEMSTR_NSEC", SECRET_HEX);
@@ -657,7 +758,7 @@ fn memstr_nsec_takes_precedence_over_key_file() {
 
 #[test]
 fn whoami_prints_npub_of_memstr_nsec() {
-    let st = Store::new();
+    let st = Store::blank();
     let id = test_identity();
     assert_eq!(st.ok(&["whoami"]), format!("{}\n", id.npub()));
     let j = st.json(&["whoami"]);
@@ -1405,15 +1506,18 @@ fn import_counts_garbage_line_as_malformed_event() {
     let exported = a.ok(&["export", "--events"]);
     let input = format!("this is not an event\n\n{exported}");
     let b = Store::new();
-    let out = run_with_stdin(b.cmd(&["import", "--events"]), &input).ok();
+    let r = run_with_stdin(b.cmd(&["import", "--events"]), &input).code(0);
     assert_eq!(
-        out,
+        r.stdout,
         "applied 1, duplicate 0, stale 0, deleted 0, rejected 1, quarantined 0\n  rejected malformed_event: 1\n"
     );
+    // Some accepted: exit 0, and stderr says how many were not.
+    assert!(r.stderr.contains("1 of 2 events rejected"), "{}", r.stderr);
     assert_eq!(b.ok(&["recall", "k"]), "v\n");
     let stats = b.json(&["stats"]);
     assert_eq!(stats["rejected"], serde_json::json!({"malformed_event": 1}));
-    let report = run_with_stdin(b.cmd(&["import", "--events", "--json"]), "{\"id\": 1}\n").json();
+    let r = run_with_stdin(b.cmd(&["import", "--events", "--json"]), "{\"id\": 1}\n").code(2);
+    let report: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(report["rejected"], serde_json::json!({"malformed_event": 1}));
     assert_eq!(b.json(&["stats"])["rejected"]["malformed_event"], 2);
     assert!(b.ok(&["stats"]).contains("rejected malformed_event: 2"));
@@ -1428,7 +1532,8 @@ fn import_with_a_different_key_rejects_every_event_as_foreign_author() {
     assert!(n > 0);
 
     let b = Store::with_key(OTHER_HEX);
-    let report = b.json(&["import", "--events", file.to_str().unwrap()]);
+    let r = b.run(&["import", "--events", file.to_str().unwrap(), "--json"]).code(2);
+    let report: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(report["applied"], 0);
     assert_eq!(report["rejected"], serde_json::json!({"foreign_author": n}));
     assert_eq!(b.ok(&["recall", "--all"]), "");
@@ -1436,6 +1541,28 @@ fn import_with_a_different_key_rejects_every_event_as_foreign_author() {
     let stats = b.json(&["stats"]);
     assert_eq!(stats["events"], 0);
     assert_eq!(stats["rejected"], serde_json::json!({"foreign_author": n}));
+}
+
+#[test]
+fn an_import_that_rejects_every_event_exits_non_zero() {
+    let st = Store::new();
+    // A garbage file.
+    let garbage = st.path("garbage.txt");
+    std::fs::write(&garbage, "hello\nworld\n").unwrap();
+    let r = st.run(&["import", "--events", garbage.to_str().unwrap()]).code(2);
+    assert!(r.stderr.contains("nothing imported: all 2 events were rejected"), "{}", r.stderr);
+    // Events of another key: every one foreign.
+    let other = Store::with_key(OTHER_HEX);
+    other.ok(&["remember", "k", "v"]);
+    other.ok(&["journal", "j"]);
+    let r = run_with_stdin(st.cmd(&["import", "--events"]), &other.ok(&["export", "--events"])).code(2);
+    assert!(r.stdout.contains("rejected foreign_author: 2"), "{r:#?}");
+    assert!(r.stderr.contains("all 2 events were rejected"), "{r:#?}");
+    // An empty file rejects nothing: success.
+    run_with_stdin(st.cmd(&["import", "--events"]), "").code(0);
+    // Events already here are duplicates, not rejections.
+    st.ok(&["remember", "mine", "v"]);
+    run_with_stdin(st.cmd(&["import", "--events"]), &st.ok(&["export", "--events"])).code(0);
 }
 
 #[test]
@@ -1585,7 +1712,7 @@ fn init_checks_the_store_key_before_writing_a_key_file() {
 
 #[test]
 fn init_rejects_an_empty_password_from_the_environment() {
-    let st = Store::new();
+    let st = Store::blank();
     let mut c = init_cmd(&st, &[]);
     c.env("MEMSTR_PASSWORD", "");
     let r = run(c);
@@ -1604,6 +1731,43 @@ fn now_and_at_must_be_valid_times() {
         assert_eq!(r.code, Some(2), "--at {bad}");
     }
     assert_eq!(st.json(&["stats"])["events"], 0);
+}
+
+#[test]
+fn every_time_option_takes_iso8601_spans_and_unix_seconds() {
+    let st = Store::new();
+    // T0 is 2023-11-14T22:13:20Z.
+    st.ok(&["remember", "iso", "v", "--at", "2023-11-14T22:13:20Z"]);
+    assert_eq!(st.json(&["recall", "iso"])["created_at"], T0);
+    st.ok(&["remember", "offset", "v", "--at", "2023-11-15T00:13:20+02:00"]);
+    assert_eq!(st.json(&["recall", "offset"])["created_at"], T0);
+    st.ok(&["remember", "unix", "v", "--at", &s(T0)]);
+    assert_eq!(st.json(&["recall", "unix"])["created_at"], T0);
+    // A span counts back from the command's clock: --payload-clock here.
+    st.ok(&["--payload-clock", "2023-11-14T22:13:20Z", "remember", "span", "v", "--at", "3d"]);
+    assert_eq!(st.json(&["recall", "span"])["created_at"], T0 - 3.0 * DAY);
+    st.ok(&["--payload-clock", "2023-11-14T22:13:20Z", "journal", "entry", "--at", "2h"]);
+    assert_eq!(st.json(&["recent"])[0]["created_at"], T0 - 7200.0);
+    st.ok(&["--payload-clock", &s(T0), "persona", "add", "people", "facts", "alice", "likes tea", "--at", "1w"]);
+    let m = st.json(&["--payload-clock", &s(T0), "persona", "get", "people", "facts", "alice", "--peek"]);
+    assert_eq!(m["created_at"], T0 - 7.0 * DAY);
+
+    // --since / --until, with --now as ISO 8601: only the entry two hours before T0.
+    let search = |extra: &[&str]| -> Vec<Value> {
+        let mut args = vec!["--now", "2023-11-14T22:13:20Z", "search", "entry", "--no-vectors", "--kind", "journal"];
+        args.extend_from_slice(extra);
+        st.json(&args).as_array().unwrap().clone()
+    };
+    assert_eq!(search(&["--since", "3h"]).len(), 1);
+    assert_eq!(search(&["--since", "1h"]).len(), 0);
+    assert_eq!(search(&["--until", "2023-11-14"]).len(), 0);
+    assert_eq!(search(&["--since", "2023-11-14", "--until", &s(T0)]).len(), 1);
+
+    // --now as a span: evaluated three days ago by the system clock, so it is in the past.
+    let r = st.run(&["--now", "3d", "remember", "x", "y"]).code(2);
+    assert!(r.stderr.contains("--now"), "a write refused at a fixed time: {}", r.stderr);
+    let help = st.ok(&["search", "--help"]);
+    assert!(help.contains("ISO 8601"), "{help}");
 }
 
 #[test]
@@ -2030,11 +2194,36 @@ fn sync_with_relay_down_exits_3_and_status_keeps_the_error_until_it_is_back() {
 }
 
 #[test]
+fn a_failed_sync_says_its_error_once() {
+    let mut relay = LocalRelay::start();
+    let st = Store::new();
+    st.ok(&["relay", "add", &relay.url()]);
+    relay.kill();
+    st.ok(&["remember", "k", "v"]);
+    let r = st.run(&["sync"]).code(3);
+    let said = format!("{}{}", r.stdout, r.stderr);
+    assert_eq!(said.matches("cannot connect").count(), 1, "{r:#?}");
+}
+
+#[test]
+fn stderr_is_plain_text_when_it_is_not_a_terminal() {
+    let st = Store::new();
+    st.ok(&["remember", "k", "v"]);
+    // No model in an empty cache: the store warns that vectors are off.
+    let mut c = st.cmd(&["search", "k"]);
+    c.env("MEMSTR_CACHE_DIR", st.path("empty-cache"));
+    let r = run(c);
+    assert_eq!(r.code, Some(0), "{r:#?}");
+    assert!(r.stderr.contains("vectors off"), "the warning under test: {r:#?}");
+    assert!(!r.stderr.contains('\u{1b}'), "ANSI escapes in piped stderr: {:?}", r.stderr);
+}
+
+#[test]
 fn status_json_has_outbox_events_unsigned_accesses_rejected_relays() {
     let st = Store::new();
     st.ok(&["remember", "k", "v"]);
     st.ok(&["journal", "j"]);
-    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").ok();
+    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").code(2);
     let status = st.json(&["status"]);
     let mut keys: Vec<&str> = status.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
@@ -2074,7 +2263,7 @@ fn status_text_shows_outbox_relays_and_rejected() {
         "outbox 1 of 1 events not yet on every relay; 0 unsigned accesses\nno relays\nrejected events: none\n"
     );
     st.ok(&["relay", "add", IDLE_RELAY]);
-    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").ok();
+    run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").code(2);
     let out = st.ok(&["status"]);
     let ls = lines(&out);
     assert_eq!(ls[0], "outbox 1 of 1 events not yet on every relay; 0 unsigned accesses");
@@ -2121,6 +2310,53 @@ fn sync_watch_pushes_writes_of_other_invocations_promptly() {
         a.json(&["status"])["outbox"]
     );
     watcher.assert_running();
+}
+
+/// Waits up to `secs` for a line of `lines` containing `what`; keeps every line in `seen`.
+fn line_with(lines: &std::sync::mpsc::Receiver<String>, seen: &mut Vec<String>, what: &str, secs: u64) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(secs);
+    while let Some(left) = deadline.checked_duration_since(Instant::now()) {
+        match lines.recv_timeout(left) {
+            Ok(line) => {
+                let hit = line.contains(what);
+                seen.push(line);
+                if hit {
+                    return true;
+                }
+            }
+            Err(_) => return false,
+        }
+    }
+    false
+}
+
+#[test]
+fn sync_watch_says_when_it_connects_reconnects_and_stops() {
+    use std::io::BufRead;
+    let mut relay = LocalRelay::start();
+    let st = Store::new();
+    st.ok(&["relay", "add", &relay.url()]);
+    let mut child = st.cmd(&["sync", "--watch"]).spawn().expect("memstr sync --watch starts");
+    let stderr = child.stderr.take().expect("piped stderr");
+    let mut watcher = Watcher(child);
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut seen = Vec::new();
+    let connected = format!("connected to {}", relay.url());
+    assert!(line_with(&lines, &mut seen, &connected, 10), "no {connected:?}: {seen:#?}");
+    relay.kill();
+    assert!(line_with(&lines, &mut seen, "reconnecting in", 10), "the lost relay is not reported: {seen:#?}");
+    watcher.assert_running();
+    let pid = watcher.0.id().to_string();
+    assert!(Command::new("kill").args(["-INT", &pid]).status().unwrap().success());
+    assert!(line_with(&lines, &mut seen, "stopped", 10), "no word of stopping: {seen:#?}");
+    let status = watcher.0.wait().unwrap();
+    assert!(status.success(), "Ctrl-C is a clean stop: {status}, {seen:#?}");
+    assert!(seen.iter().all(|l| !l.contains('\u{1b}')), "plain text: {seen:#?}");
 }
 
 #[test]

@@ -5,7 +5,7 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use serde_json::{json, Value};
@@ -20,8 +20,11 @@ struct St {
 }
 
 impl St {
+    /// A store made by `memstr init` for the test key.
     fn new() -> Self {
-        St { tmp: tempfile::tempdir().unwrap() }
+        let st = St { tmp: tempfile::tempdir().unwrap() };
+        support::init_store(&st.dir());
+        st
     }
 
     fn dir(&self) -> PathBuf {
@@ -70,10 +73,6 @@ impl St {
         args.extend_from_slice(extra);
         self.ok(now, &args);
     }
-}
-
-fn db_exists(dir: &Path) -> bool {
-    dir.join("memstr.db").exists()
 }
 
 fn strings(v: &Value) -> Vec<String> {
@@ -296,6 +295,30 @@ fn graph_lists_neighbours_with_edge_types() {
     st.fails(T0, &["graph", "nobody"], 2);
 }
 
+#[test]
+fn graph_reads_supersession_the_right_way_round() {
+    let st = St::new();
+    st.add(T0, "people", "facts", "alice-coffee", "Alice drinks coffee", &[]);
+    st.add(T0, "people", "facts", "alice-nocoffee", "Alice gave up coffee", &[]);
+    st.ok(T0, &["persona", "contradict", "alice-coffee", "alice-nocoffee"]);
+    let line = |text: &str, neighbour: &str, edge: &str| -> String {
+        let path = format!("sense-memory/persona/people/facts/{neighbour} ");
+        text.lines()
+            .find(|l| l.contains(&path) && l.contains(edge))
+            .unwrap_or_else(|| panic!("no {edge} line for {neighbour}: {text}"))
+            .to_string()
+    };
+    // The old memory is superseded by the new one, and the new one supersedes the old.
+    let old = st.ok(T0, &["graph", "alice-coffee"]);
+    assert!(line(&old, "alice-nocoffee", "supersede").contains("  superseded by  "), "{old}");
+    let new = st.ok(T0, &["graph", "alice-nocoffee"]);
+    let l = line(&new, "alice-coffee", "supersede");
+    assert!(l.contains("  supersedes ") && !l.contains("superseded"), "{new}");
+    let json = st.json(T0, &["graph", "alice-coffee"]);
+    let edge = json.as_array().unwrap().iter().find(|n| n["edge"] == "supersedes").expect("a supersedes edge").clone();
+    assert_eq!(edge["relation"], "superseded by", "{json:#}");
+}
+
 // ---------------------------------------------------------------------------------------
 // fact set / get / history
 // ---------------------------------------------------------------------------------------
@@ -417,7 +440,8 @@ fn unknown_decay_policy_fails_clearly() {
     let st = St::new();
     let err = st.fails(T0, &["--decay", "ebbinghaus", "stats"], 2);
     assert!(err.contains("unknown decay policy \"ebbinghaus\": halflife or fsrs6"), "{err}");
-    assert!(!db_exists(&st.dir()), "nothing opened with a bad policy");
+    // Nothing remembered of it: the store opens as before.
+    assert!(st.ok(T0, &["stats"]).contains("store "));
 }
 
 /// `persona get` shows `state` and `current_relevance` under the store's decay policy and

@@ -114,12 +114,14 @@ impl Drop for Server {
 #[test]
 fn every_tool_over_stdio_with_good_and_bad_input() {
     let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
     client("stdio", &[bin()], dir.path());
 }
 
 #[test]
 fn http_needs_the_token_checks_the_origin_and_serves_beside_the_cli() {
     let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
     run_ok(memstr(dir.path()).args(["remember", "cli-key", "written by the CLI while the server runs"]));
     let mut server = Server::start(dir.path());
     client("http", &[&server.url, TOKEN], dir.path());
@@ -133,6 +135,7 @@ fn http_needs_the_token_checks_the_origin_and_serves_beside_the_cli() {
 #[test]
 fn http_refuses_to_start_without_a_token_or_on_a_public_address() {
     let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
     let out = memstr(dir.path()).args(["mcp", "--http", "127.0.0.1:0"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("MEMSTR_MCP_TOKEN"), "{out:?}");
@@ -147,6 +150,7 @@ fn http_refuses_to_start_without_a_token_or_on_a_public_address() {
 #[test]
 fn end_of_input_shuts_stdio_down_cleanly_with_every_access_signed() {
     let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
     let mut child = memstr(dir.path()).arg("mcp").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut stdout = BufReader::new(child.stdout.take().unwrap());
@@ -195,6 +199,7 @@ fn a_memory_written_through_one_server_is_found_through_another_within_seconds()
     let relay = LocalRelay::start();
     let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     for d in [da.path(), db.path()] {
+        init_store(d);
         run_ok(memstr(d).args(["relay", "add", &relay.url()]));
     }
     let mut a = Server::start(da.path());

@@ -238,6 +238,7 @@ fn cli_persona_get_json_shows_the_clients_relevance_and_state() {
     for (i, now) in exp["eval_times"].as_array().unwrap().iter().enumerate() {
         let now = now.as_f64().unwrap() - SHIFT;
         let dir = tempfile::tempdir().unwrap();
+        init_store(dir.path());
         run_ok(memstr(dir.path()).args(["import", "--events"]).arg(&events));
         for p in exp["persona"].as_array().unwrap() {
             let (d, f, k) = (p["domain"].as_str().unwrap(), p["facet"].as_str().unwrap(), p["key"].as_str().unwrap());

@@ -28,9 +28,11 @@ pub trait Embedder: Send + Sync {
 }
 
 /// Where models and ONNX Runtime are installed: `$MEMSTR_CACHE_DIR`, else
-/// `~/.cache/memstr` (the platform cache directory).
+/// `~/.cache/memstr` (the platform cache directory). An empty `MEMSTR_CACHE_DIR` counts as
+/// unset.
 pub fn cache_dir() -> PathBuf {
     std::env::var_os("MEMSTR_CACHE_DIR")
+        .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .or_else(|| dirs::cache_dir().map(|d| d.join("memstr")))
         .unwrap_or_else(|| PathBuf::from(".memstr-cache"))

@@ -166,7 +166,9 @@ impl MemoryStore {
         let clean = outcome.is_ok() && report.misbehaved.is_none();
         if let Err(e) = outcome {
             let msg = e.to_string();
-            tracing::warn!(relay = %url, error = %msg, "sync pass failed");
+            // The report carries the error to the caller (`memstr sync` prints it): a
+            // warning here would say it twice.
+            tracing::info!(relay = %url, error = %msg, "sync pass failed");
             if let Error::RelayMisbehaved { rule, .. } = &e {
                 report.misbehaved.get_or_insert(rule.clone());
             }

@@ -24,6 +24,33 @@ use crate::ImportReport;
 /// Progress of a pass: `(relay, phase, done, total)`.
 pub type ProgressFn = Arc<dyn Fn(&str, &str, u64, u64) + Send + Sync>;
 
+/// What live sync ([`MemoryStore::watch`](crate::MemoryStore::watch)) is doing, for a
+/// status line: connections made and lost, and the end.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum WatchEvent {
+    /// Connected to `relay`: it catches up, then follows live.
+    Connected {
+        /// The relay's address.
+        relay: String,
+    },
+    /// The connection to `relay` ended or could not be made; the next attempt comes after
+    /// `retry_in` (backoff, or the time a misbehaving relay is shut out).
+    Disconnected {
+        /// The relay's address.
+        relay: String,
+        /// Why, when it failed (`None`: the relay closed the connection).
+        error: Option<String>,
+        /// Until the next attempt.
+        retry_in: Duration,
+    },
+    /// Live sync stopped: the shutdown future completed.
+    Stopped,
+}
+
+/// Called with each [`WatchEvent`].
+pub type WatchFn = Arc<dyn Fn(&WatchEvent) + Send + Sync>;
+
 /// How a sync pass behaves.
 #[derive(Clone)]
 pub struct SyncOptions {
@@ -63,6 +90,8 @@ pub struct SyncOptions {
     pub max_violations: u64,
     /// Called as work proceeds.
     pub progress: Option<ProgressFn>,
+    /// Live sync only: called when a relay connects, disconnects, and when it stops.
+    pub on_watch: Option<WatchFn>,
 }
 
 impl Default for SyncOptions {
@@ -84,6 +113,7 @@ impl Default for SyncOptions {
             neg_rounds: 64,
             max_violations: 100,
             progress: None,
+            on_watch: None,
         }
     }
 }

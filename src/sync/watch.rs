@@ -4,7 +4,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use super::transport::{Connection, SubMsg};
-use super::{RelayReport, RelayUrl, SyncOptions};
+use super::{RelayReport, RelayUrl, SyncOptions, WatchEvent};
 use crate::error::{Error, Result};
 use crate::store::ingest::{self, Source};
 use crate::MemoryStore;
@@ -28,7 +28,9 @@ impl MemoryStore {
     pub async fn watch<F: Future<Output = ()>>(&self, opts: SyncOptions, shutdown: F) -> Result<()> {
         let relays = self.relays().await?;
         if relays.is_empty() {
-            return Err(Error::Relay("no relays configured".into()));
+            return Err(Error::Relay(
+                "no relays configured: add one with `MemoryStore::add_relay` (`memstr relay add wss://...`)".into(),
+            ));
         }
         let mut tasks = Vec::new();
         for info in relays {
@@ -41,6 +43,9 @@ impl MemoryStore {
         for t in tasks {
             t.abort();
         }
+        if let Some(f) = &opts.on_watch {
+            f(&WatchEvent::Stopped);
+        }
         Ok(())
     }
 
@@ -48,23 +53,32 @@ impl MemoryStore {
         let mut backoff = MIN_BACKOFF;
         loop {
             let mut caught_up = false;
+            let mut error = None;
             if let Err(e) = self.watch_session(&url, &opts, &mut caught_up).await {
                 tracing::info!(relay = %url, error = %e, "live sync interrupted");
                 let _ = self.relay_failed(&url, &e.to_string()).await;
                 if let Error::RelayMisbehaved { rule, .. } = &e {
                     let _ = self.relay_conduct(&url, Some(rule)).await;
                 }
+                error = Some(e.to_string());
             }
             backoff = if caught_up { MIN_BACKOFF } else { (backoff * 2).min(MAX_BACKOFF) };
             let until = self.relay_info(&url).await.ok().flatten().and_then(|i| i.backoff_until).unwrap_or(0);
             let banned = Duration::from_secs(until.saturating_sub(ingest::system_now()).max(0) as u64);
-            tokio::time::sleep(backoff.max(banned)).await;
+            let retry_in = backoff.max(banned);
+            if let Some(f) = &opts.on_watch {
+                f(&WatchEvent::Disconnected { relay: url.to_string(), error, retry_in });
+            }
+            tokio::time::sleep(retry_in).await;
         }
     }
 
     /// One connection's life: catch up, then follow. Returns when the relay goes away.
     async fn watch_session(&self, url: &RelayUrl, opts: &SyncOptions, caught_up: &mut bool) -> Result<()> {
         let mut conn = Connection::connect(url, opts.connect_timeout, Some(self.auth_signer(url))).await?;
+        if let Some(f) = &opts.on_watch {
+            f(&WatchEvent::Connected { relay: url.to_string() });
+        }
         let mut changes = self.changes();
         changes.borrow_and_update();
         // Live first, so nothing stored between the catch-up read and the REQ is missed.

@@ -60,6 +60,12 @@ pub fn memstr(dir: &Path) -> Command {
     cmd
 }
 
+/// Creates the store in `dir` for the test key, as a user does before any other command
+/// (`memstr init --from-env --no-key-file`: the key stays in MEMSTR_NSEC).
+pub fn init_store(dir: &Path) {
+    run_ok(memstr(dir).arg("--dir").arg(dir).args(["init", "--from-env", "--no-key-file"]));
+}
+
 /// Runs a command, insisting on success; returns stdout.
 pub fn run_ok(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();

@@ -30,15 +30,17 @@ pub struct Args {
     #[arg(long, global = true)]
     json: bool,
 
-    /// Evaluate decay, states and search as at this Unix time (seconds): reads are peeks
-    /// that count no access, and the command signs nothing (writes are refused).
-    #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
+    /// Evaluate decay, states and search as at this time (ISO 8601, a span back from now
+    /// such as 3d, or Unix seconds): reads are peeks that count no access, and the command
+    /// signs nothing (writes are refused).
+    #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "TIME", value_parser = parse_instant, allow_hyphen_values = true)]
     now: Option<f64>,
 
     /// For tests and benchmarks: date what goes inside memories (their times, accesses,
-    /// decay) by this Unix time, as the library's `Clock` does. Events are still signed
-    /// with the system clock's time; other devices cap such dates at 15 minutes ahead.
-    #[arg(long, global = true, env = "MEMSTR_PAYLOAD_CLOCK", value_name = "SECONDS", value_parser = parse_time, hide = true)]
+    /// decay) by this time (ISO 8601, a span back from now, or Unix seconds), as the
+    /// library's `Clock` does. Events are still signed with the system clock's time; other
+    /// devices cap such dates at 15 minutes ahead.
+    #[arg(long, global = true, env = "MEMSTR_PAYLOAD_CLOCK", value_name = "TIME", value_parser = parse_instant, hide = true)]
     payload_clock: Option<f64>,
 
     /// Write d tags in this mode from now on (remembered by the store) [default: the
@@ -63,11 +65,16 @@ pub struct Args {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Create a key file (password from MEMSTR_PASSWORD or a prompt) and the store.
+    /// Create a key file (password from MEMSTR_PASSWORD or a prompt) and the store. Every
+    /// other command needs a store made by `init`.
     Init {
         /// Encrypt the key in MEMSTR_NSEC instead of generating a new one.
         #[arg(long)]
         from_env: bool,
+        /// With --from-env: create only the store, no key file (the key stays in
+        /// MEMSTR_NSEC, which every command then needs).
+        #[arg(long, requires = "from_env")]
+        no_key_file: bool,
         /// scrypt cost of the key file (NIP-49 log_n).
         #[arg(long, default_value_t = DEFAULT_LOG_N, value_parser = clap::value_parser!(u8).range(1..=22))]
         log_n: u8,
@@ -89,12 +96,14 @@ enum Command {
         key: String,
         /// What to remember; `-` reads it from standard input (so it never shows in `ps`).
         value: String,
-        /// Timestamp of the memory (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        at: Option<f64>,
+        /// Timestamp of the memory (ISO 8601, a span back from now such as 3d, or Unix
+        /// seconds) [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
     },
     /// Print the value stored under KEY (exit 1 if none), or every memory with --all.
     Recall {
+        /// The memory's name (a flat key).
         #[arg(required_unless_present = "all")]
         key: Option<String>,
         /// Every flat memory.
@@ -129,12 +138,14 @@ enum Command {
     Journal {
         /// The entry; `-` reads it from standard input.
         text: String,
-        /// Timestamp of the entry (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        at: Option<f64>,
+        /// Timestamp of the entry (ISO 8601, a span back from now such as 3d, or Unix
+        /// seconds) [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
     },
     /// The newest journal entries.
     Recent {
+        /// How many entries.
         #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
     },
@@ -143,7 +154,9 @@ enum Command {
     Persona(PersonaCommand),
     /// Search everything remembered: meaning, words, and the lifecycle signals.
     Search {
+        /// What to look for, in plain words (matched by meaning and by words).
         query: String,
+        /// At most this many hits.
         #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
         /// Only this kind (repeatable).
@@ -155,12 +168,14 @@ enum Command {
         /// Only persona memories of this facet.
         #[arg(long)]
         facet: Option<String>,
-        /// Only records dated at or after this time (Unix seconds).
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        since: Option<f64>,
-        /// Only records dated before this time (Unix seconds).
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        until: Option<f64>,
+        /// Only records dated at or after this time (ISO 8601 such as 2026-05-01, a span
+        /// back from now such as 3d, or Unix seconds).
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        since: Option<When>,
+        /// Only records dated before this time (ISO 8601, a span back from now, or Unix
+        /// seconds).
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        until: Option<When>,
         /// Show each hit's score signal by signal.
         #[arg(long)]
         explain: bool,
@@ -190,12 +205,21 @@ enum Command {
     /// memories, strengthen co-retrieved links, decay weak ones.
     Consolidate,
     /// Pin a persona memory (key or domain/facet/key): it never decays or gets pruned.
-    Pin { reference: String },
+    Pin {
+        /// A persona key or domain/facet/key.
+        reference: String,
+    },
     /// Unpin a persona memory.
-    Unpin { reference: String },
+    Unpin {
+        /// A persona key or domain/facet/key.
+        reference: String,
+    },
     /// A memory's neighbours in the knowledge graph, with edge types and weights
     /// (persona key, domain/facet/key, or a record path).
-    Graph { reference: String },
+    Graph {
+        /// A persona key, domain/facet/key, or a record path (sense-memory/...).
+        reference: String,
+    },
     /// Keyed facts: one current value per subject and attribute, with history.
     #[command(subcommand)]
     Fact(FactCommand),
@@ -243,16 +267,33 @@ enum Command {
 enum FactCommand {
     /// Set SUBJECT's ATTRIBUTE to VALUE in DOMAIN (the old value goes to the history).
     Set {
+        /// The persona domain the fact lives in (e.g. people, self).
         domain: String,
+        /// Who or what the fact is about (e.g. alice).
         subject: String,
+        /// Which property (e.g. city).
         attribute: String,
         /// The new value; `-` reads it from standard input.
         value: String,
     },
     /// The current value (exit 1 if none).
-    Get { domain: String, subject: String, attribute: String },
+    Get {
+        /// The persona domain the fact lives in.
+        domain: String,
+        /// Who or what the fact is about.
+        subject: String,
+        /// Which property.
+        attribute: String,
+    },
     /// Every value, oldest first.
-    History { domain: String, subject: String, attribute: String },
+    History {
+        /// The persona domain the fact lives in.
+        domain: String,
+        /// Who or what the fact is about.
+        subject: String,
+        /// Which property.
+        attribute: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -275,13 +316,17 @@ enum ModelCommand {
 enum RelayCommand {
     /// Add a relay (wss://; ws:// only to loopback unless --insecure).
     Add {
+        /// The relay's address, e.g. wss://relay.example.com.
         url: String,
         /// Allow unencrypted ws:// to a non-loopback host.
         #[arg(long)]
         insecure: bool,
     },
     /// Remove a relay.
-    Remove { url: String },
+    Remove {
+        /// The relay's address, as `relay list` shows it.
+        url: String,
+    },
     /// List relays with their sync state.
     List,
 }
@@ -290,8 +335,11 @@ enum RelayCommand {
 enum PersonaCommand {
     /// Store a memory (or update the one at the same address).
     Add {
+        /// The area of life or work, e.g. people, self, projects.
         domain: String,
+        /// The kind of memory within the domain, e.g. facts, preferences, procedures.
         facet: String,
+        /// The memory's name, unique within domain and facet.
         key: String,
         /// What to remember; `-` reads it from standard input.
         value: String,
@@ -301,6 +349,7 @@ enum PersonaCommand {
         /// Key of a related memory (repeatable).
         #[arg(long = "connect", value_name = "KEY")]
         connections: Vec<String>,
+        /// Where it was learned (free text, e.g. a conversation or a URL).
         #[arg(long)]
         source: Option<String>,
         /// 0 to 1.
@@ -312,9 +361,10 @@ enum PersonaCommand {
         /// 0 to 1: stretches the time scale of decay by 1 + importance.
         #[arg(long)]
         importance: Option<f64>,
-        /// When it was learned (Unix seconds) [default: now].
-        #[arg(long, value_name = "SECONDS", value_parser = parse_time, allow_hyphen_values = true)]
-        at: Option<f64>,
+        /// When it was learned (ISO 8601, a span back from now such as 3d, or Unix seconds)
+        /// [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
         /// Pass it through the novelty gate: a near-duplicate reinforces, a correction
         /// supersedes, novel content is created (prints the decision).
         #[arg(long)]
@@ -322,8 +372,11 @@ enum PersonaCommand {
     },
     /// Show one memory (counts as an access unless --peek).
     Get {
+        /// The memory's domain.
         domain: String,
+        /// The memory's facet.
         facet: String,
+        /// The memory's key.
         key: String,
         /// Read without counting an access.
         #[arg(long)]
@@ -331,25 +384,43 @@ enum PersonaCommand {
     },
     /// List memories, optionally within a domain and facet (counts as access unless --peek).
     List {
+        /// Only this domain.
         domain: Option<String>,
+        /// Only this facet (within DOMAIN).
         facet: Option<String>,
+        /// Read without counting an access.
         #[arg(long)]
         peek: bool,
     },
     /// Find memories by content (key x3, themes x2, value x1, times relevance).
     Search {
+        /// Words to look for in keys, themes and values.
         query: String,
+        /// At most this many hits.
         #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
     },
     /// Link two memories both ways (key or domain/facet/key).
-    Connect { a: String, b: String },
+    Connect {
+        /// One memory (key or domain/facet/key).
+        a: String,
+        /// The other memory.
+        b: String,
+    },
     /// Mark OLD as contradicted and superseded by NEW.
-    Contradict { old: String, new: String },
+    Contradict {
+        /// The memory that no longer holds (key or domain/facet/key).
+        old: String,
+        /// The memory that replaces it.
+        new: String,
+    },
     /// Domains in use.
     Domains,
     /// Facets in use within DOMAIN.
-    Facets { domain: String },
+    Facets {
+        /// The domain whose facets to list.
+        domain: String,
+    },
     /// Totals per state, domain and facet.
     Stats,
 }
@@ -465,13 +536,13 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
 
 pub async fn run(args: Args) -> Result<ExitCode> {
     let out = Out { json: args.json };
-    if let Command::Init { from_env, log_n, encrypt } = &args.command {
+    if let Command::Init { from_env, no_key_file, log_n, encrypt } = &args.command {
         if *encrypt && !memstr::at_rest::available() {
             // Before any key file is written.
             bail!("--encrypt: {}", memstr::EncryptionProblem::FeatureMissing);
         }
         let file = args.key_file()?;
-        if file.exists() {
+        if file.exists() && !no_key_file {
             bail!("{} already exists; refusing to replace a key", file.display());
         }
         let from_env_key = Identity::from_env()?;
@@ -488,25 +559,32 @@ pub async fn run(args: Args) -> Result<ExitCode> {
         if db.exists() {
             drop(open(&args, id.clone()).await?);
         }
-        id.save_file(&file, &password(true)?, *log_n)?;
+        if !no_key_file {
+            id.save_file(&file, &password(true)?, *log_n)?;
+        }
         let store = open(&args, id.clone()).await?;
-        out.init(&id, &file, store.path(), store.d_tag_mode(), store.is_encrypted());
+        let file = (!no_key_file).then_some(file.as_path());
+        out.init(&id, file, store.path(), store.d_tag_mode(), store.is_encrypted());
         return Ok(ExitCode::SUCCESS);
     }
     if let Command::Model(cmd) = &args.command {
         return model(cmd, &out);
     }
-    let id = identity(&args)?;
     if let Command::Whoami = args.command {
-        out.whoami(&id);
+        out.whoami(&identity(&args)?);
         return Ok(ExitCode::SUCCESS);
     }
+    // Only `init` creates a store: a mistyped --dir must not become a new, empty memory.
+    let db = args.dir()?.join("memstr.db");
+    if !db.exists() {
+        bail!(
+            "no store at {}: check --dir / MEMSTR_DIR, or create one with `memstr init` (`memstr init --from-env --no-key-file` for a key kept in MEMSTR_NSEC)",
+            db.display()
+        );
+    }
+    let id = identity(&args)?;
     if let Command::Encrypt | Command::Decrypt = args.command {
         let encrypt = matches!(args.command, Command::Encrypt);
-        let db = args.dir()?.join("memstr.db");
-        if !db.exists() {
-            bail!("no store at {}: run `memstr init`", db.display());
-        }
         let changed = match encrypt {
             true => MemoryStore::encrypt_at_rest(&db, &id).await?,
             false => MemoryStore::decrypt_at_rest(&db, &id).await?,
@@ -528,7 +606,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             unreachable!("handled before opening the store")
         }
         Command::Remember { key, value, at } => {
-            out.event_id(&store.remember_at(key, &value_arg(value)?, at.unwrap_or(now)).await?);
+            out.event_id(&store.remember_at(key, &value_arg(value)?, at.as_ref().map_or(now, |w| w.at(now))).await?);
         }
         Command::Recall { key: Some(key), .. } => match store.recall(key).await? {
             Some(m) => out.memory(&m),
@@ -542,7 +620,9 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Archive { reference } => out.address("archived", &store.archive(reference).await?),
         Command::Restore { reference } => out.address("restored", &store.restore(reference).await?),
         Command::Purge { reference } => out.event_id(&store.purge(reference).await?),
-        Command::Journal { text, at } => out.event_id(&store.journal_at(&value_arg(text)?, at.unwrap_or(now)).await?),
+        Command::Journal { text, at } => {
+            out.event_id(&store.journal_at(&value_arg(text)?, at.as_ref().map_or(now, |w| w.at(now))).await?)
+        }
         Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
         Command::Stats => out.stats(&store.stats().await?),
         Command::Search { query, limit, kinds, domain, facet, since, until, explain, .. } => {
@@ -557,8 +637,8 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 .collect();
             q.domain = domain.clone();
             q.facet = facet.clone();
-            q.since = *since;
-            q.until = *until;
+            q.since = since.as_ref().map(|w| w.at(now));
+            q.until = until.as_ref().map(|w| w.at(now));
             out.search(&store.search(q).await?, *explain);
         }
         Command::Export { output, .. } => {
@@ -586,7 +666,19 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                     s
                 }
             };
-            out.import(&store.import_json_lines(&text).await?);
+            let report = store.import_json_lines(&text).await?;
+            out.import(&report);
+            let rejected = report.rejected_total();
+            let accepted =
+                report.applied + report.merged + report.duplicate + report.stale + report.deleted + report.quarantined;
+            if rejected > 0 && accepted == 0 {
+                bail!(
+                    "nothing imported: all {rejected} events were rejected (reasons above; a backup of another key, or not a JSON Lines file of signed events?)"
+                );
+            }
+            if rejected > 0 {
+                eprintln!("memstr: {rejected} of {} events rejected (reasons above)", rejected + accepted);
+            }
         }
         Command::Persona(cmd) => return persona(cmd, store, out, now).await,
         Command::Relay(cmd) => match cmd {
@@ -608,8 +700,12 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             if store.relays().await?.is_empty() {
                 bail!("no relays: add one with `memstr relay add wss://...`");
             }
-            let opts =
-                memstr::sync::SyncOptions { full: *full, progress: crate::output::progress(out), ..Default::default() };
+            let opts = memstr::sync::SyncOptions {
+                full: *full,
+                progress: crate::output::progress(out),
+                on_watch: Some(crate::output::watch_events()),
+                ..Default::default()
+            };
             if *watch {
                 store
                     .watch(opts, async {
@@ -695,7 +791,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
                 confidence: *confidence,
                 halflife_days: *halflife,
                 importance: *importance,
-                at: *at,
+                at: at.as_ref().map(|w| w.at(now)),
                 ..PersonaInput::new(domain, facet, key, &value_arg(value)?)
             };
             if *gate {
@@ -753,29 +849,63 @@ fn value_arg(v: &str) -> Result<std::borrow::Cow<'_, str>> {
     Ok(std::borrow::Cow::Owned(s))
 }
 
-/// A time given on the command line: finite, non-negative Unix seconds.
-fn parse_time(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(t) if t.is_finite() && t >= 0.0 => Ok(t),
-        _ => Err(format!("{s:?} is not a time: expected finite, non-negative Unix seconds")),
+/// A time given on the command line for the command's data (`--at`, `--since`, `--until`):
+/// a fixed instant, or a span back from the command's "now", which is the store's clock
+/// (`--payload-clock`, `--now`) and only known once the store is open.
+#[derive(Debug, Clone, Copy)]
+enum When {
+    At(f64),
+    Ago(f64),
+}
+
+impl When {
+    fn at(self, now: f64) -> f64 {
+        match self {
+            When::At(t) => t,
+            When::Ago(span) => now - span,
+        }
     }
 }
+
+/// Reads ISO 8601, a span back from now (`3d`) or Unix seconds ([`memstr::search::time`]).
+fn parse_when(s: &str) -> Result<When, String> {
+    use memstr::search::time::parse_time;
+    // A span is the only form whose value moves with "now".
+    let (a, b) = (parse_time(s, 0.0).map_err(|e| e.to_string())?, parse_time(s, 1.0).map_err(|e| e.to_string())?);
+    Ok(if a == b { When::At(a) } else { When::Ago(-a) })
+}
+
+/// A time for the clock itself (`--now`, `--payload-clock`): spans count back from the
+/// system clock.
+fn parse_instant(s: &str) -> Result<f64, String> {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let t = memstr::search::time::parse_time(s, now).map_err(|e| e.to_string())?;
+    if t < 0.0 {
+        return Err(format!("{s:?} is before 1970: memstr's times are non-negative Unix seconds"));
+    }
+    Ok(t)
+}
+
+/// scripts/models/fetch.sh, the pinned installer of ONNX Runtime and the default model.
+const FETCH_SCRIPT: &str = include_str!("../../../scripts/models/fetch.sh");
 
 /// `memstr model install|status`.
 fn model(cmd: &ModelCommand, out: &Out) -> Result<ExitCode> {
     use memstr::index::{default_model_dir, default_runtime, Embedder, OnnxEmbedder};
     match cmd {
         ModelCommand::Install => {
-            // The script ships with memstr's sources; an installed binary finds it through
-            // MEMSTR_FETCH_SCRIPT, a source checkout next to the manifest.
-            let script = std::env::var_os("MEMSTR_FETCH_SCRIPT")
-                .map(PathBuf::from)
-                .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("scripts/models/fetch.sh"));
-            if !script.exists() {
-                bail!("{} not found: set MEMSTR_FETCH_SCRIPT to memstr's scripts/models/fetch.sh", script.display());
-            }
             let mut fetch = std::process::Command::new("bash");
-            fetch.arg(&script);
+            match std::env::var_os("MEMSTR_FETCH_SCRIPT") {
+                // Another script, for tests and for packagers who patch it.
+                Some(script) => {
+                    fetch.arg(script);
+                }
+                // The script is part of the binary, so an installed memstr needs no
+                // source tree; as `bash -c` text it needs no temporary file either.
+                None => {
+                    fetch.arg("-c").arg(FETCH_SCRIPT).arg("fetch.sh");
+                }
+            }
             // The script and pip need no key and no password: none reaches them.
             for (name, _) in std::env::vars_os() {
                 let secret = ["MEMSTR_NSEC", "MEMSTR_PASSWORD"].iter().any(|s| name == *s);
@@ -805,4 +935,29 @@ fn model(cmd: &ModelCommand, out: &Out) -> Result<ExitCode> {
         },
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every positional argument of `cmd` and its subcommands that `--help` shows with no
+    /// text, as "memstr sub NAME".
+    fn undocumented(cmd: &clap::Command, path: &str, found: &mut Vec<String>) {
+        for arg in cmd.get_positionals() {
+            if arg.get_help().is_none() && !arg.is_hide_set() {
+                found.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            undocumented(sub, &format!("{path} {}", sub.get_name()), found);
+        }
+    }
+
+    #[test]
+    fn every_positional_argument_has_help() {
+        let mut found = Vec::new();
+        undocumented(&super::Args::command(), "memstr", &mut found);
+        assert!(found.is_empty(), "positional arguments with no help text: {found:#?}");
+    }
 }

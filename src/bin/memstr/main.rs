@@ -4,15 +4,19 @@ mod cli;
 mod mcp;
 mod output;
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
+    clear_empty_env();
     let args = cli::Args::parse();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("MEMSTR_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)
+        // Colour codes only for a person at a terminal: logs and agents read plain text.
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
         Ok(rt) => rt,
@@ -24,8 +28,35 @@ fn main() -> ExitCode {
     match runtime.block_on(cli::run(args)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("memstr: {e:#}");
+            eprintln!("memstr: {}", message(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// `MEMSTR_DIR=` (and the like) left empty in a shell or a config file means "unset", not
+/// "the empty path": drop such variables before clap reads them. The password is kept: an
+/// empty one is refused with its own message.
+fn clear_empty_env() {
+    for (name, value) in std::env::vars_os() {
+        let name_str = name.to_string_lossy();
+        if value.is_empty() && name_str.starts_with("MEMSTR_") && name_str != memstr::identity::ENV_PASSWORD {
+            // Still single-threaded: the runtime starts below.
+            std::env::remove_var(&name);
+        }
+    }
+}
+
+/// The error and its causes, each said once: memstr's errors already name their cause in
+/// their own message, and anyhow's `{:#}` would repeat it.
+fn message(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text.push_str(": ");
+            text.push_str(&cause);
+        }
+    }
+    text
 }

@@ -136,12 +136,15 @@ impl Out {
 
     pub fn neighbours(&self, ns: &[GraphNeighbour]) {
         if self.json {
-            print_json(&serde_json::to_value(ns).expect("neighbours serialise"));
+            let mut v = serde_json::to_value(ns).expect("neighbours serialise");
+            for (item, n) in v.as_array_mut().expect("an array").iter_mut().zip(ns) {
+                item["relation"] = relation(n).into();
+            }
+            print_json(&v);
             return;
         }
         for n in ns {
-            let arrow = if n.outgoing { "->" } else { "--" };
-            println!("{:.3}  {arrow} {:<13} {} ({})", n.weight, n.edge, n.id, n.node);
+            println!("{:.3}  {:<13}  {} ({})", n.weight, relation(n), n.id, n.node);
         }
     }
 
@@ -185,16 +188,18 @@ impl Out {
         }
     }
 
-    pub fn init(&self, id: &Identity, key_file: &Path, store: &Path, mode: DTagMode, encrypted: bool) {
+    /// `key_file` is `None` for a store whose key stays in MEMSTR_NSEC (`--no-key-file`).
+    pub fn init(&self, id: &Identity, key_file: Option<&Path>, store: &Path, mode: DTagMode, encrypted: bool) {
         if self.json {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(),
                 "key_file": key_file, "store": store, "d_tag_mode": mode.as_str(),
                 "relays_see": mode_reveals(mode).trim(), "encrypted": encrypted}));
         } else {
             println!(
-                "created key {}\n  key file: {}\n  store:    {}\n  d tags:   {}\n  at rest:  {}\n{}",
+                "{} {}\n  key file: {}\n  store:    {}\n  d tags:   {}\n  at rest:  {}\n{}",
+                if key_file.is_some() { "created key" } else { "store for key" },
                 id.npub(),
-                key_file.display(),
+                key_file.map_or("none (the key is read from MEMSTR_NSEC)".into(), |f| f.display().to_string()),
                 store.display(),
                 mode.as_str(),
                 if encrypted { "encrypted" } else { "plain" },
@@ -513,6 +518,24 @@ pub fn progress(out: &Out) -> Option<ProgressFn> {
     }))
 }
 
+/// `sync --watch` says on stderr when it connects, loses a relay, and stops: otherwise a
+/// silent process leaves no way to tell live sync from a dead one.
+pub fn watch_events() -> memstr::sync::WatchFn {
+    Arc::new(|event: &memstr::sync::WatchEvent| {
+        use memstr::sync::WatchEvent;
+        match event {
+            WatchEvent::Connected { relay } => eprintln!("memstr: connected to {relay}; syncing live (Ctrl-C stops)"),
+            WatchEvent::Disconnected { relay, error, retry_in } => eprintln!(
+                "memstr: {relay}: {}; reconnecting in {} s",
+                error.as_deref().unwrap_or("connection closed"),
+                retry_in.as_secs_f64().ceil()
+            ),
+            WatchEvent::Stopped => eprintln!("memstr: live sync stopped"),
+            _ => {}
+        }
+    })
+}
+
 fn ago(ts: Option<i64>) -> String {
     match ts {
         None => "never".into(),
@@ -621,6 +644,19 @@ impl Out {
         for (k, v) in &s.rejected {
             println!("rejected {k}: {v}");
         }
+    }
+}
+
+/// How the asked memory relates to neighbour `n`, read left to right: "X superseded by N"
+/// for an old → new edge leaving X, "X supersedes N" for one arriving. Symmetric edges
+/// read the same both ways.
+fn relation(n: &GraphNeighbour) -> &str {
+    match (n.edge.as_str(), n.outgoing) {
+        ("supersedes", true) => "superseded by",
+        ("supersedes", false) => "supersedes",
+        ("temporal", true) => "followed by",
+        ("temporal", false) => "follows",
+        (edge, _) => edge,
     }
 }
 
