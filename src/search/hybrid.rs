@@ -149,7 +149,7 @@ impl Default for Weights {
             pool: 100,
             revive_share: 0.8,
             revive_cosine: 0.3,
-            revive_coverage: 0.5,
+            revive_coverage: 0.34,
             collapse_repeats: true,
         }
     }
