@@ -2125,3 +2125,15 @@ fn forget_then_sync_forgets_on_the_other_store() {
     b.run(&["recall", "k"]).code(1);
     assert_eq!(b.ok(&["recall", "--all"]), "kept\tstays\n");
 }
+
+#[test]
+fn search_about_an_absent_topic_says_no_memory_matches() {
+    let st = Store::new();
+    st.ok(&["journal", "We adopted a puppy named Biscuit last spring", "--at", &s(T0)]);
+    let found = st.ok(&["search", "puppy Biscuit"]);
+    assert!(found.contains("Biscuit"), "{found}");
+    let absent = st.run(&["search", "quantum chromodynamics lattice spacing in spring"]).code(0);
+    assert_eq!(absent.stdout, "");
+    assert!(absent.stderr.contains("no memory matches"), "{absent:#?}");
+    assert_eq!(st.json(&["search", "quantum chromodynamics lattice spacing in spring"]), serde_json::json!([]));
+}
