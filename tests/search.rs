@@ -73,9 +73,14 @@ async fn filters_restrict_kind_domain_and_time() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = open(dir.path(), Some(model())).await;
     fill(&store).await;
-    let journal = store.search(SearchQuery::new("budget puppy").kinds(&[Kind::Journal])).await.unwrap();
+    // Two topics in one query: each entry matches half of it, weakly, and the filters are
+    // what is tested here, not the cutoff.
+    let mut both = SearchQuery::new("budget puppy").kinds(&[Kind::Journal]);
+    both.min_strength = Some(0.0);
+    let journal = store.search(both).await.unwrap();
     assert!(journal.iter().all(|h| matches!(h.found, Found::Journal(_))) && journal.len() == 2);
     let mut recent = SearchQuery::new("budget puppy").kinds(&[Kind::Journal]);
+    recent.min_strength = Some(0.0);
     recent.since = Some(T0 - 7.0 * DAY);
     let recent = store.search(recent).await.unwrap();
     assert_eq!(texts(&recent), ["The quarterly budget review is on Friday"]);

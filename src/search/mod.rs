@@ -8,7 +8,8 @@ pub mod hybrid;
 pub mod query;
 
 pub use hybrid::{
-    min_strength, Found, Kind, SearchHit, SearchQuery, Signal, Weights, COVERAGE_WEIGHT, MIN_STRENGTH, MIN_STRENGTH_LEXICAL,
+    min_strength, Found, Kind, SearchHit, SearchQuery, Signal, Weights, COVERAGE_WEIGHT, MIN_STRENGTH,
+    MIN_STRENGTH_LEXICAL,
 };
 
 use crate::model::{MemoryState, PersonaMemory};
