@@ -269,7 +269,8 @@ fn coverage(
     for t in terms {
         let Some(expr) = search::fts_any(std::slice::from_ref(t)) else { continue };
         // One read of the term's postings gives both its document frequency and which
-        // candidates hold it; the searched terms' postings are bounded by POSTING_BUDGET.
+        // candidates hold it; on a large store the searched terms past the rarest two
+        // read at most POSTING_BUDGET postings.
         let mut df = 0u64;
         let mut holders = Vec::new();
         for rid in stmt.query_map([expr], |r| r.get::<_, i64>(0))? {
