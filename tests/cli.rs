@@ -2430,3 +2430,15 @@ fn index_without_a_model_fails_and_says_how_to_install_one() {
     let r = st.run(&["index"]).code(2);
     assert!(r.stderr.contains("memstr model install"), "{}", r.stderr);
 }
+
+#[test]
+fn search_about_an_absent_topic_says_no_memory_matches() {
+    let st = Store::new();
+    st.ok(&["journal", "We adopted a puppy named Biscuit last spring", "--at", &s(T0)]);
+    let found = st.ok(&["search", "puppy Biscuit"]);
+    assert!(found.contains("Biscuit"), "{found}");
+    let absent = st.run(&["search", "quantum chromodynamics lattice spacing in spring"]).code(0);
+    assert_eq!(absent.stdout, "");
+    assert!(absent.stderr.contains("no memory matches"), "{absent:#?}");
+    assert_eq!(st.json(&["search", "quantum chromodynamics lattice spacing in spring"]), serde_json::json!([]));
+}

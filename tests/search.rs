@@ -73,9 +73,14 @@ async fn filters_restrict_kind_domain_and_time() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = open(dir.path(), Some(model())).await;
     fill(&store).await;
-    let journal = store.search(SearchQuery::new("budget puppy").kinds(&[Kind::Journal])).await.unwrap();
+    // Two topics in one query: each entry matches half of it, weakly, and the filters are
+    // what is tested here, not the cutoff.
+    let mut both = SearchQuery::new("budget puppy").kinds(&[Kind::Journal]);
+    both.min_strength = Some(0.0);
+    let journal = store.search(both).await.unwrap();
     assert!(journal.iter().all(|h| matches!(h.found, Found::Journal(_))) && journal.len() == 2);
     let mut recent = SearchQuery::new("budget puppy").kinds(&[Kind::Journal]);
+    recent.min_strength = Some(0.0);
     recent.since = Some(T0 - 7.0 * DAY);
     let recent = store.search(recent).await.unwrap();
     assert_eq!(texts(&recent), ["The quarterly budget review is on Friday"]);
@@ -486,4 +491,70 @@ async fn repeated_journal_lines_take_one_place_in_the_results() {
     q.weights = Some(w);
     let t = texts(&store.search(q).await.unwrap());
     assert!(t.iter().filter(|x| x.contains("Reminded")).count() > 1, "{t:?}");
+}
+
+// The cutoff (issue 12 point 4): a search about something the store does not hold returns
+// nothing, not its least bad `limit` records.
+
+#[tokio::test]
+async fn a_query_about_an_absent_topic_returns_nothing_on_words_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), None).await;
+    fill(&store).await;
+    // "spring" and "review" are in the store; the informative words are not.
+    for q in ["quantum chromodynamics lattice spacing in spring", "who won the 1958 world cup review"] {
+        let mut all = SearchQuery::new(q);
+        all.min_strength = Some(0.0);
+        assert!(!store.search(all).await.unwrap().is_empty(), "{q}: a weak candidate exists");
+        assert!(store.search(SearchQuery::new(q)).await.unwrap().is_empty(), "{q}: it is cut");
+    }
+}
+
+#[tokio::test]
+async fn a_query_about_an_absent_topic_returns_nothing_with_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    fill(&store).await;
+    let q = "quantum chromodynamics lattice spacing";
+    let mut all = SearchQuery::new(q);
+    all.min_strength = Some(0.0);
+    let weak = store.search(all).await.unwrap();
+    assert!(!weak.is_empty(), "the vector index returns its nearest, however far");
+    assert!(weak.iter().all(|h| h.strength < memstr::search::MIN_STRENGTH), "{weak:?}");
+    assert!(store.search(SearchQuery::new(q)).await.unwrap().is_empty());
+}
+
+#[tokio::test]
+async fn a_real_match_is_kept_with_and_without_the_model() {
+    for embedder in [None, Some(model())] {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = open(dir.path(), embedder).await;
+        fill(&store).await;
+        let hits = store.search(SearchQuery::new("when did we adopt the puppy Biscuit")).await.unwrap();
+        assert_eq!(texts(&hits)[0], "We adopted a puppy named Biscuit last spring");
+        let min = memstr::search::min_strength(store.has_vectors());
+        assert!(hits[0].strength >= min && hits[0].strength <= 1.0, "{}", hits[0].strength);
+        assert!(hits.iter().all(|h| h.strength >= min), "nothing below the cutoff is returned");
+    }
+}
+
+#[tokio::test]
+async fn hits_below_the_cutoff_are_not_counted_as_accesses() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), None).await;
+    fill(&store).await;
+    // "alice" matches the persona memory; the rest of the query matches nothing.
+    let q = "alice quantum chromodynamics lattice spacing gluon hadron renormalisation";
+    let mut all = SearchQuery::new(q);
+    all.min_strength = Some(0.0);
+    all.strengthen = false;
+    let weak = store.search(all).await.unwrap();
+    assert!(weak.iter().any(|h| matches!(h.found, Found::Persona(_))), "a weak hit exists: {weak:?}");
+    assert!(store.search(SearchQuery::new(q)).await.unwrap().is_empty());
+    let m = store.persona_peek(PersonaQuery::exact("people", "facts", "alice-dark-mode")).await.unwrap().pop().unwrap();
+    assert_eq!(m.access_count, 0, "a hit below the cutoff is not an access");
+    // A strong hit still is.
+    assert!(!store.search(SearchQuery::new("alice dark editor themes")).await.unwrap().is_empty());
+    let m = store.persona_peek(PersonaQuery::exact("people", "facts", "alice-dark-mode")).await.unwrap().pop().unwrap();
+    assert_eq!(m.access_count, 1);
 }

@@ -8,7 +8,10 @@ pub mod hybrid;
 pub mod query;
 pub mod time;
 
-pub use hybrid::{Found, Kind, SearchHit, SearchQuery, Signal, Weights};
+pub use hybrid::{
+    min_strength, Found, Kind, SearchHit, SearchQuery, Signal, Weights, COVERAGE_WEIGHT, MIN_STRENGTH,
+    MIN_STRENGTH_LEXICAL,
+};
 
 use crate::model::{MemoryState, PersonaMemory};
 

@@ -312,6 +312,10 @@ impl MemoryStore {
     /// over persona memories, whose lexical score weighs the key 3, themes 2 and value 1
     /// (seed 003) and whose signals include seed 003's theme score and current relevance.
     /// Forgotten and dissolved memories never appear. Hits count as accesses.
+    ///
+    /// The client-compatible call: like the published client, it returns its top `limit`
+    /// and applies no strength cutoff ([`search::MIN_STRENGTH`]); [`MemoryStore::search`]
+    /// with [`search::Kind::Persona`] is the same search with the cutoff.
     pub async fn persona_search(&self, query: &str, limit: usize) -> Result<Vec<PersonaHit>> {
         if search::query_terms(query).is_empty() || limit == 0 {
             return Ok(Vec::new());
@@ -319,6 +323,7 @@ impl MemoryStore {
         let terms = search::query_terms(query);
         let mut q = search::SearchQuery::new(query).limit(limit).kinds(&[search::Kind::Persona]);
         q.revive = false;
+        q.min_strength = Some(0.0);
         let now = self.now();
         let hits = self.search(q).await?;
         Ok(hits

@@ -40,6 +40,8 @@ impl MemoryStore {
         let query_vec = vector_hits.as_ref().map(|(v, _)| v.clone());
         let nearest: Vec<(i64, f64)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
         let strengthen = query.strengthen;
+        // The cutoff is applied before hits are counted as accesses: a weak hit is not a use.
+        let min_strength = query.min_strength.unwrap_or_else(|| search::min_strength(query_vec.is_some()));
         let graph = if weights.graph > 0.0 && weights.graph_seeds > 0 { Some(self.graph().await?) } else { None };
         let hits = self
             .read(move |conn, inner| {
@@ -65,7 +67,7 @@ impl MemoryStore {
                 let ctx = Ctx { inner, graph: graph.as_deref(), now, cosine_of: &cosine_of };
                 let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
                 // Every candidate, so a promoted fact moved down makes room for the next.
-                let mut hits = fuse(cands, &weights, usize::MAX);
+                let mut hits = fuse(cands, &weights, usize::MAX, min_strength);
                 super::consolidate::promoted_below_evidence(&mut hits, &query.text);
                 if weights.collapse_repeats {
                     crate::search::hybrid::collapse_repeats(&mut hits);
@@ -248,6 +250,77 @@ fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<Stri
     Ok(terms.into_iter().enumerate().filter(|(i, _)| keep.contains(i)).map(|(_, t)| t).collect())
 }
 
+/// Records in the full-text index: exact on small stores, else the count cached with the
+/// document frequencies (refreshed when the store has grown by a tenth).
+fn doc_count(conn: &Connection, inner: &super::Inner) -> Result<u64> {
+    let top: u64 =
+        conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64;
+    if top <= COMMON_DOCS {
+        return Ok(conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64);
+    }
+    let mut cache = inner.df_cache.lock().map_err(|_| crate::Error::Task("df cache poisoned".into()))?;
+    if top > cache.0 + cache.0 / 10 || top < cache.0 {
+        let docs: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0))?;
+        *cache = (top, docs as u64, std::collections::HashMap::new());
+    }
+    Ok(cache.1)
+}
+
+/// Term coverage of each of `rids`: the IDF-weighted share of `terms` the record contains
+/// (`Σ idf(t) [t ∈ record] / Σ idf(t)`, with `idf(t) = ln(1 + (N - df + 0.5) / (df + 0.5))`).
+/// Absolute, unlike BM25 normalised by the best hit: a record holding every informative
+/// word of the query scores 1 whatever else the store holds, and one sharing only words
+/// found everywhere scores near 0. `terms` are the searched ones ([`common_terms_dropped`]):
+/// terms too common to search are too common to count.
+fn coverage(
+    conn: &Connection,
+    inner: &super::Inner,
+    terms: &[String],
+    rids: &BTreeMap<i64, Row>,
+) -> Result<BTreeMap<i64, f64>> {
+    let mut out: BTreeMap<i64, f64> = BTreeMap::new();
+    if terms.is_empty() || rids.is_empty() {
+        return Ok(out);
+    }
+    let docs = doc_count(conn, inner)? as f64;
+    let mut stmt = conn.prepare_cached("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1")?;
+    let mut total = 0.0;
+    for t in terms {
+        let Some(expr) = search::fts_any(std::slice::from_ref(t)) else { continue };
+        // One read of the term's postings gives both its document frequency and which
+        // candidates hold it; on a large store the searched terms past the rarest two
+        // read at most POSTING_BUDGET postings.
+        let mut df = 0u64;
+        let mut holders = Vec::new();
+        for rid in stmt.query_map([expr], |r| r.get::<_, i64>(0))? {
+            let rid = rid?;
+            df += 1;
+            if rids.contains_key(&rid) {
+                holders.push(rid);
+            }
+        }
+        let n = docs.max(df as f64);
+        let idf = (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln();
+        total += idf;
+        for rid in holders {
+            *out.entry(rid).or_default() += idf;
+        }
+    }
+    if total > 0.0 {
+        for v in out.values_mut() {
+            *v /= total;
+        }
+    }
+    Ok(out)
+}
+
+/// [`crate::search::SearchHit::strength`]: the larger of the cosine (when there is one)
+/// and the weighted term coverage, within 0..=1. A record without a vector yet (not
+/// embedded) still has its words.
+fn strength(cosine: Option<f64>, coverage: f64) -> f64 {
+    cosine.unwrap_or(0.0).max(search::COVERAGE_WEIGHT * coverage).clamp(0.0, 1.0)
+}
+
 /// What ranking needs besides the query: the decay policy, the graph, the time, and
 /// the cosine of a record's vector with the query's.
 struct Ctx<'a> {
@@ -293,8 +366,8 @@ fn candidates(
 ) -> Result<Vec<Candidate>> {
     let now = ctx.now;
     let live = |p: &PersonaMemory| super::lifecycle::live_state(ctx.inner, p, now);
-    let terms = common_terms_dropped(conn, ctx.inner, search::content_terms(&q.text))?;
-    let fts_expr = search::fts_any(&terms);
+    let searched = common_terms_dropped(conn, ctx.inner, search::content_terms(&q.text))?;
+    let fts_expr = search::fts_any(&searched);
     // Every matching row's BM25, in one pass: FTS5 scores every match anyway to sort
     // them, and a second MATCH for the episode rows below would compute the corpus
     // statistics again. Scores are kept aside; the pool is the best `w.pool`.
@@ -431,6 +504,7 @@ fn candidates(
         journal_times[lo..].iter().take_while(|(t, _)| *t <= ts + w.episode_window).map(|(_, m)| *m).fold(0.0, f64::max)
     };
 
+    let covered = coverage(conn, ctx.inner, &searched, &rows)?;
     let terms = search::query_terms(&q.text);
     let best_match = match_of.values().copied().fold(0.0f64, f64::max);
     let cue_terms = search::content_terms(&q.text);
@@ -522,7 +596,9 @@ fn candidates(
         } else if q.domain.is_some() || q.facet.is_some() {
             continue;
         }
-        out.push(Candidate { path: row.path, found, values, revived });
+        let coverage = covered.get(&rid).copied().unwrap_or(0.0);
+        let strength = strength(cosine.get(&rid).copied(), coverage);
+        out.push(Candidate { path: row.path, found, values, revived, strength, coverage });
     }
     Ok(out)
 }

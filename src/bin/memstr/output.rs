@@ -355,6 +355,10 @@ impl Out {
             print_json(&json!(hits));
             return;
         }
+        if hits.is_empty() {
+            // Below the search cutoff is not a match: say so, rather than print nothing.
+            eprintln!("no memory matches");
+        }
         for h in hits {
             let kind = match &h.found {
                 memstr::Found::Memory(_) => "memory",
