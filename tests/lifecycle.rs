@@ -869,6 +869,15 @@ fn rank_of(hits: &[memstr::SearchHit], path: &str) -> Option<usize> {
     hits.iter().position(|h| h.path == path)
 }
 
+/// The query with every copy of a repeated line shown (search shows one by default), so
+/// each piece of evidence can be ranked.
+fn every_copy(mut q: SearchQuery) -> SearchQuery {
+    let mut w = memstr::search::Weights::default();
+    w.collapse_repeats = false;
+    q.weights = Some(w);
+    q
+}
+
 #[tokio::test]
 async fn promoted_facts_rank_below_their_evidence_and_written_memories() {
     let dir = tempfile::tempdir().unwrap();
@@ -884,7 +893,7 @@ async fn promoted_facts_rank_below_their_evidence_and_written_memories() {
         [2.0, 9.0, 16.0].iter().map(|d| memstr::MemoryPath::journal(T0 + d * DAY + 7_200.0).to_d()).collect();
 
     // The written memory and the fact both contain the query's words.
-    let hits = store.search(SearchQuery::new("jazz trio").limit(20)).await.unwrap();
+    let hits = store.search(every_copy(SearchQuery::new("jazz trio").limit(20))).await.unwrap();
     let fact_rank = rank_of(&hits, &fact).expect("the promoted fact is found");
     let written = rank_of(&hits, &persona_path("music/facts/trio")).expect("the written memory is found");
     assert!(written < fact_rank, "written memory at {written}, promoted fact at {fact_rank}: {hits:#?}");
@@ -893,7 +902,7 @@ async fn promoted_facts_rank_below_their_evidence_and_written_memories() {
         assert!(at < fact_rank, "evidence {e} at {at}, promoted fact at {fact_rank}");
     }
     // A query only the evidence and the fact answer.
-    let hits = store.search(SearchQuery::new("blue note rehearsed").limit(20)).await.unwrap();
+    let hits = store.search(every_copy(SearchQuery::new("blue note rehearsed").limit(20))).await.unwrap();
     let fact_rank = rank_of(&hits, &fact).expect("the promoted fact is found");
     assert_eq!(fact_rank, 3, "below its three entries: {hits:#?}");
     let demoted = &hits[fact_rank];
