@@ -281,6 +281,8 @@ enum RelayCommand {
     Remove { url: String },
     /// List relays with their sync state.
     List,
+    /// Serve a relay on this machine for your devices (events kept on disk; docs/sync.md).
+    Serve(crate::relay_serve::ServeArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -493,6 +495,9 @@ pub async fn run(args: Args) -> Result<ExitCode> {
     if let Command::Model(cmd) = &args.command {
         return model(cmd, &out);
     }
+    if let Command::Relay(RelayCommand::Serve(serve)) = &args.command {
+        return crate::relay_serve::run(serve, &args.dir()?).await.map(|()| ExitCode::SUCCESS);
+    }
     let id = identity(&args)?;
     if let Command::Whoami = args.command {
         out.whoami(&id);
@@ -600,6 +605,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 out.relay_changed("removed", &normal);
             }
             RelayCommand::List => out.relays(&store.relays().await?),
+            RelayCommand::Serve(_) => unreachable!("served before opening the store"),
         },
         Command::Sync { full, watch } => {
             if store.relays().await?.is_empty() {
