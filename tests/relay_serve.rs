@@ -167,11 +167,16 @@ fn two_devices_sync_through_relay_serve_across_restarts() {
     // Writes on both sides, a SIGKILL between them: still nothing lost.
     b.ok(&["remember", "from-b", "written on the server"]);
     b.ok(&["forget", "editor"]);
-    assert_eq!(b.sync()["pushed"], 2);
+    // A forget is a tombstone and a NIP-09 deletion.
+    let rb = b.sync();
+    let pushed = rb["pushed"].as_u64().unwrap();
+    assert!(pushed >= 2 && rb["pending"] == 0, "{rb}");
     relay.kill();
     relay.launch();
     let ra = a.sync();
-    assert_eq!(ra["pulled"]["applied"], 2, "{ra}");
+    // The relay applies the deletion itself (NIP-09), so the tombstone may not be served.
+    let applied = ra["pulled"]["applied"].as_u64().unwrap();
+    assert!((2..=pushed).contains(&applied), "{ra}");
     assert_eq!(a.ok(&["recall", "from-b"]), "written on the server\n");
     assert!(!a.run(&["recall", "editor"]).status.success(), "the deletion came through the restart");
     assert!(relay.data().join("data.mdb").exists(), "the events live in LMDB under --data");
