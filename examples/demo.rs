@@ -144,9 +144,10 @@ async fn search(store: &MemoryStore, who: &str, query: &str) -> Result<()> {
             Found::Persona(p) => format!("{}  {}", p.address(), p.value),
             other => other.text(),
         };
-        let why: Vec<String> =
-            hit.signals.iter().filter_map(|s| s.rank.map(|r| format!("{} #{r}", s.name))).take(3).collect();
-        println!("  {text}   [{}]", why.join(", "));
+        let signal = |name: &str| hit.signals.iter().find(|s| s.name == name);
+        let meaning = signal("vector").map(|s| format!("meaning {:.2}", s.value));
+        let words = if signal("bm25").is_some() { "shares words" } else { "no word in common" };
+        println!("  {text}   [{}]", meaning.map_or(words.to_string(), |m| format!("{m}, {words}")));
     }
     Ok(())
 }
