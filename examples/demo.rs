@@ -25,6 +25,8 @@ use memstr::{Identity, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
 type Result<T, E = Box<dyn std::error::Error>> = std::result::Result<T, E>;
 
 /// The relay both devices sync through; stopped when dropped.
+// One value per run: boxing a variant would buy nothing.
+#[allow(clippy::large_enum_variant)]
 enum Relay {
     Embedded(nostr_relay_builder::LocalRelay),
     NostrRsRelay(local_relay::LocalRelay),
