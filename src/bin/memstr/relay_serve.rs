@@ -22,7 +22,7 @@ pub struct ServeArgs {
     /// and give memstr its wss:// address, rather than exposing plain ws://.
     #[arg(long, default_value_t = IpAddr::V4(Ipv4Addr::LOCALHOST))]
     bind: IpAddr,
-    /// The port to listen on.
+    /// The port to listen on (0: any free port, printed at start).
     #[arg(long, default_value_t = 7777)]
     port: u16,
     /// The event database's directory [default: DIR/relay, DIR being memstr's directory].
@@ -95,7 +95,6 @@ pub async fn run(args: &ServeArgs, dir: &Path) -> Result<()> {
         NostrLMDB::open(&data).with_context(|| format!("opening the relay database in {}", data.display()))?;
     let mut builder = RelayBuilder::default()
         .addr(args.bind)
-        .port(args.port)
         .database(database)
         .rate_limit(RateLimit { max_reqs: 500, notes_per_minute: args.events_per_minute })
         .write_policy(Limits {
@@ -103,6 +102,10 @@ pub async fn run(args: &ServeArgs, dir: &Path) -> Result<()> {
             reject_future_seconds: args.reject_future_seconds,
             allow: args.allow.iter().copied().collect(),
         });
+    // Port 0: the builder picks a free one and reports it in its URL (given 0, it reports 0).
+    if args.port != 0 {
+        builder = builder.port(args.port);
+    }
     if args.auth {
         builder = builder.nip42(RelayBuilderNip42 { mode: RelayBuilderNip42Mode::Both });
     }
