@@ -2,7 +2,7 @@
 # Prints the path of a nostr-rs-relay 0.8.12 binary, building it first if needed.
 #
 # Looks in $MEMSTR_RELAY_BIN, then $MEMSTR_CACHE_DIR/bin (default ~/.cache/memstr/bin),
-# then PATH. Otherwise builds the crate from the package registry into the cache:
+# then PATH. `--find` stops there (exit 1 when none is installed). Otherwise builds the crate from the package registry into the cache:
 # needs protoc (apt-get install -y protobuf-compiler; done here when running as root)
 # and about 10 minutes on 2 cores.
 #
@@ -24,6 +24,7 @@ if works "$bin"; then echo "$bin"; exit 0; fi
 if command -v nostr-rs-relay >/dev/null 2>&1 && nostr-rs-relay --version 2>/dev/null | grep -q "$version"; then
     command -v nostr-rs-relay; exit 0
 fi
+if [ "${1:-}" = --find ]; then exit 1; fi
 
 mkdir -p "$cache/bin"
 exec 9>"$cache/relay-install.lock"

@@ -29,6 +29,18 @@ fn binary() -> PathBuf {
     .clone()
 }
 
+/// Whether a nostr-rs-relay binary is already installed (nothing is built to find out).
+pub fn installed() -> bool {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("relay-fixtures/install-relay.sh");
+    Command::new("bash")
+        .arg(script)
+        .arg("--find")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }

@@ -329,6 +329,8 @@ enum RelayCommand {
     },
     /// List relays with their sync state.
     List,
+    /// Serve a relay on this machine for your devices (events kept on disk; docs/sync.md).
+    Serve(crate::relay_serve::ServeArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -570,6 +572,9 @@ pub async fn run(args: Args) -> Result<ExitCode> {
     if let Command::Model(cmd) = &args.command {
         return model(cmd, &out);
     }
+    if let Command::Relay(RelayCommand::Serve(serve)) = &args.command {
+        return crate::relay_serve::run(serve, &args.dir()?).await.map(|()| ExitCode::SUCCESS);
+    }
     if let Command::Whoami = args.command {
         out.whoami(&identity(&args)?);
         return Ok(ExitCode::SUCCESS);
@@ -695,6 +700,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 out.relay_changed("removed", &normal);
             }
             RelayCommand::List => out.relays(&store.relays().await?),
+            RelayCommand::Serve(_) => unreachable!("served before opening the store"),
         },
         Command::Sync { full, watch } => {
             if store.relays().await?.is_empty() {

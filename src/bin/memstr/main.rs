@@ -3,6 +3,7 @@
 mod cli;
 mod mcp;
 mod output;
+mod relay_serve;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -45,7 +45,7 @@ pub async fn run(args: &McpArgs, store: &MemoryStore) -> Result<()> {
 }
 
 /// Completes at SIGINT or SIGTERM.
-async fn signals() {
+pub(crate) async fn signals() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
