@@ -872,9 +872,7 @@ fn rank_of(hits: &[memstr::SearchHit], path: &str) -> Option<usize> {
 /// The query with every copy of a repeated line shown (search shows one by default), so
 /// each piece of evidence can be ranked.
 fn every_copy(mut q: SearchQuery) -> SearchQuery {
-    let mut w = memstr::search::Weights::default();
-    w.collapse_repeats = false;
-    q.weights = Some(w);
+    q.weights = Some(memstr::search::Weights { collapse_repeats: false, ..Default::default() });
     q
 }
 

@@ -486,9 +486,7 @@ async fn repeated_journal_lines_take_one_place_in_the_results() {
     assert_eq!(t.iter().filter(|x| x.contains("Reminded")).count(), 1, "{t:?}");
     assert!(t.iter().any(|x| x.contains("bank transfer")), "{t:?}");
     // Without collapsing, the copies crowd the answer out of the first places.
-    let mut w = memstr::search::Weights::default();
-    w.collapse_repeats = false;
-    q.weights = Some(w);
+    q.weights = Some(memstr::search::Weights { collapse_repeats: false, ..Default::default() });
     let t = texts(&store.search(q).await.unwrap());
     assert!(t.iter().filter(|x| x.contains("Reminded")).count() > 1, "{t:?}");
 }
