@@ -634,6 +634,7 @@ impl MemoryStore {
     /// [`MemoryStore::write`] for derived records only (vectors, embedding events): its
     /// events are announced like any, but it does not count toward automatic consolidation,
     /// as it adds no memory.
+    #[cfg(feature = "vectors")]
     pub(crate) async fn write_derived<T, F>(&self, f: F) -> Result<T>
     where
         T: Send + 'static,
