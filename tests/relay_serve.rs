@@ -118,6 +118,7 @@ struct Device {
 impl Device {
     fn new(secret: &'static str, relay: &Served) -> Self {
         let d = Device { tmp: tempfile::tempdir().unwrap(), secret };
+        d.ok(&["init", "--from-env", "--no-key-file"]);
         d.ok(&["relay", "add", &relay.url()]);
         d
     }
