@@ -82,6 +82,27 @@ async fn write(store: &MemoryStore, m: &Value) -> memstr::Result<String> {
     })
 }
 
+/// Asks question `q` (top 3, no access counted) under `weights`; returns the hits and the
+/// paths of the memories that answer it.
+async fn ask<'a>(
+    store: &MemoryStore,
+    q: &Value,
+    weights: &memstr::search::Weights,
+    where_is: &'a HashMap<String, String>,
+) -> memstr::Result<(Vec<memstr::SearchHit>, Vec<&'a String>)> {
+    let mut sq = SearchQuery::new(str_of(q, "question")).limit(3);
+    sq.strengthen = false;
+    sq.weights = Some(weights.clone());
+    let hits = store.search(sq).await?;
+    let answers = q["answers"]
+        .as_array()
+        .expect("answers")
+        .iter()
+        .filter_map(|a| a.as_str().and_then(|id| where_is.get(id)))
+        .collect();
+    Ok((hits, answers))
+}
+
 struct Counts {
     persona: BTreeMap<&'static str, usize>,
     archived: usize,
@@ -222,16 +243,7 @@ async fn main() -> memstr::Result<()> {
         let mut unanswerable = 0usize;
         for q in questions {
             let kind = str_of(q, "type").to_string();
-            let mut sq = SearchQuery::new(str_of(q, "question")).limit(3);
-            sq.strengthen = false;
-            sq.weights = Some(weights.clone());
-            let hits = store.search(sq).await?;
-            let answers: Vec<&String> = q["answers"]
-                .as_array()
-                .expect("answers")
-                .iter()
-                .filter_map(|a| a.as_str().and_then(|id| where_is.get(id)))
-                .collect();
+            let (hits, answers) = ask(&store, q, &weights, &where_is).await?;
             if kind == "unanswerable" {
                 unanswerable += 1;
                 unanswerable_hits += usize::from(!hits.is_empty());
@@ -253,16 +265,7 @@ async fn main() -> memstr::Result<()> {
         for (label, w) in &variants {
             let mut t = Tally::default();
             for q in questions.iter().filter(|q| str_of(q, "type") != "unanswerable") {
-                let mut sq = SearchQuery::new(str_of(q, "question")).limit(3);
-                sq.strengthen = false;
-                sq.weights = Some(w.clone());
-                let hits = store.search(sq).await?;
-                let answers: Vec<&String> = q["answers"]
-                    .as_array()
-                    .expect("answers")
-                    .iter()
-                    .filter_map(|a| a.as_str().and_then(|id| where_is.get(id)))
-                    .collect();
+                let (hits, answers) = ask(&store, q, w, &where_is).await?;
                 t.asked += 1;
                 t.found += usize::from(hits.iter().any(|h| answers.contains(&&h.path)));
             }
