@@ -44,6 +44,11 @@ async fn fill(store: &MemoryStore) {
     for i in 0..40 {
         store.remember(&format!("filler-{i}"), &format!("ordinary filler memory number {i}")).await.unwrap();
     }
+    // Everything embedded, as `memstr index` or a server's background task leaves it (a
+    // search embeds only its budget), so the vector index on disk holds every memory.
+    if store.has_vectors() {
+        store.index_pending().await.unwrap();
+    }
 }
 
 /// Every file of the store: the database, its WAL and SHM, the marker, the index files.
