@@ -152,6 +152,8 @@ pub struct Weights {
     /// Show one hit per text: a journal that says "Reminded Dana about paying rent." forty
     /// times would otherwise fill every place with copies of one line.
     pub collapse_repeats: bool,
+    /// Rank a revived memory with neutral lifecycle values (relevance 1, activation 0).
+    pub revived_neutral: bool,
 }
 
 impl Default for Weights {
@@ -179,6 +181,7 @@ impl Default for Weights {
             revive_cosine: 0.3,
             revive_coverage: 0.34,
             collapse_repeats: true,
+            revived_neutral: true,
         }
     }
 }

@@ -593,6 +593,12 @@ fn candidates(
             values[index_of("activation")] =
                 Some(search::round3((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln()));
             values[index_of("confidence")] = Some(search::round3(p.confidence));
+            if revived && w.revived_neutral {
+                // A strong cue brought it back: its decayed lifecycle values say why it was
+                // asleep, not how well it answers; rank it on its match.
+                values[index_of("relevance")] = Some(1.0);
+                values[index_of("activation")] = Some(0.0);
+            }
         } else if q.domain.is_some() || q.facet.is_some() {
             continue;
         }
