@@ -28,7 +28,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use memstr::index::{Embedder, OnnxEmbedder};
+use memstr::index::Embedder;
 use memstr::search::{Kind, SearchHit, SearchQuery};
 use memstr::{Found, Identity, ManualClock, MemoryStore, StoreOptions};
 use serde_json::{json, Value};
@@ -105,17 +105,7 @@ async fn main() -> memstr::Result<()> {
             other => dir = other.to_string(),
         }
     }
-    let embedder: Option<Arc<dyn Embedder>> = if no_vectors {
-        None
-    } else {
-        match OnnxEmbedder::from_cache() {
-            Ok(e) => Some(Arc::new(e)),
-            Err(e) => {
-                eprintln!("vectors off: {e}");
-                None
-            }
-        }
-    };
+    let embedder: Option<Arc<dyn Embedder>> = support::embedder(no_vectors);
     let unrelated: Value = serde_json::from_str(
         &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/unrelated_queries.json"))
             .expect("the unrelated queries"),

@@ -14,10 +14,14 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use memstr::index::{Embedder, OnnxEmbedder};
+use memstr::index::Embedder;
 use memstr::search::{Kind, SearchQuery};
 use memstr::{Found, Identity, ManualClock, MemoryStore, StoreOptions};
 use serde_json::{json, Value};
+
+#[allow(dead_code)] // each example uses its own subset
+#[path = "support/mod.rs"]
+mod support;
 
 #[allow(dead_code)] // turns() is for examples/cutoff.rs
 #[path = "support/locomo_data.rs"]
@@ -84,17 +88,7 @@ async fn main() -> memstr::Result<()> {
         eprintln!("usage: locomo FILE... [--json] [--no-vectors]");
         std::process::exit(2);
     }
-    let embedder: Option<Arc<dyn Embedder>> = if no_vectors {
-        None
-    } else {
-        match OnnxEmbedder::from_cache() {
-            Ok(e) => Some(Arc::new(e)),
-            Err(e) => {
-                eprintln!("vectors off: {e}");
-                None
-            }
-        }
-    };
+    let embedder: Option<Arc<dyn Embedder>> = support::embedder(no_vectors);
     let mut by_cat: BTreeMap<u64, Acc> = BTreeMap::new();
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let started = std::time::Instant::now();

@@ -19,11 +19,15 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use memstr::index::{Embedder, OnnxEmbedder};
+use memstr::index::Embedder;
 use memstr::{
     Identity, ManualClock, MemoryPath, MemoryState, MemoryStore, PersonaInput, PersonaQuery, SearchQuery, StoreOptions,
 };
 use serde_json::{json, Value};
+
+#[allow(dead_code)] // each example uses its own subset
+#[path = "support/mod.rs"]
+mod support;
 
 const DAY: f64 = 86_400.0;
 /// Days after the workload's start at which questions are asked: right after the load
@@ -188,17 +192,7 @@ async fn main() -> memstr::Result<()> {
         }
     }
     let data: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("readable file")).expect("JSON");
-    let embedder: Option<Arc<dyn Embedder>> = if no_vectors {
-        None
-    } else {
-        match OnnxEmbedder::from_cache() {
-            Ok(e) => Some(Arc::new(e)),
-            Err(e) => {
-                eprintln!("vectors off: {e}");
-                None
-            }
-        }
-    };
+    let embedder: Option<Arc<dyn Embedder>> = support::embedder(no_vectors);
     let start = data["start"].as_f64().expect("start");
     let clock = Arc::new(ManualClock::new(start));
     // The defaults a user gets: automatic consolidation every 50 writes included.

@@ -34,6 +34,22 @@ impl Rng {
     }
 }
 
+/// The default embedder from the cache, or none (with `--no-vectors`, or when it is not
+/// installed: then it says why on stderr).
+#[allow(dead_code)] // not every example that includes this file loads a model
+pub fn embedder(no_vectors: bool) -> Option<std::sync::Arc<dyn memstr::index::Embedder>> {
+    if no_vectors {
+        return None;
+    }
+    match memstr::index::OnnxEmbedder::from_cache() {
+        Ok(e) => Some(std::sync::Arc::new(e)),
+        Err(e) => {
+            eprintln!("vectors off: {e}");
+            None
+        }
+    }
+}
+
 /// UTC date and time now.
 pub fn utc_now() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64());

@@ -281,10 +281,9 @@ impl MemoryStore {
                     "PRAGMA secure_delete = ON; INSERT INTO records_fts(records_fts, rank) VALUES('secure-delete', 1);",
                 )?;
                 let path = resolve(tx, &reference, false)?;
-                let rid: Option<i64> =
-                    tx.query_row("SELECT rid FROM records WHERE path = ?1", [path.to_d()], |r| r.get(0)).optional()?;
                 let id = super::v1::forget_path(tx, inner, &path)?;
-                wipe_remnants(tx, inner, &path)?;
+                // The tombstone kept the record's row: its rid names the vector points.
+                let rid = wipe_remnants(tx, inner, &path)?;
                 tx.execute_batch("INSERT INTO records_fts(records_fts, rank) VALUES('secure-delete', 0);")?;
                 Ok((id, rid))
             })
