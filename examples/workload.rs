@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use memstr::index::Embedder;
+use memstr::index::{Embedder, Reranker};
 use memstr::{
     Identity, ManualClock, MemoryPath, MemoryState, MemoryStore, PersonaInput, PersonaQuery, SearchQuery, StoreOptions,
 };
@@ -32,6 +32,9 @@ mod support;
 const DAY: f64 = 86_400.0;
 /// Days after the workload's start at which questions are asked: right after the load
 /// (183 days of memories), then a month, two and three months later with nothing new.
+/// How deep the searches go: found@3 is the score; found@10 and found@30 say whether a
+/// miss was among the candidates at all (what a better ordering could still win).
+const DEEP: usize = 30;
 const CHECKPOINTS: [f64; 4] = [183.0, 220.0, 251.0, 282.0];
 
 #[derive(Default)]
@@ -88,16 +91,57 @@ async fn write(store: &MemoryStore, m: &Value) -> memstr::Result<String> {
 
 /// Asks question `q` (top 3, no access counted) under `weights`; returns the hits and the
 /// paths of the memories that answer it.
+fn plain(f: &memstr::Found) -> String {
+    let human = |k: &str| k.replace(['-', ':', '_'], " ");
+    match f {
+        memstr::Found::Memory(m) => format!("{}: {}", human(&m.key), m.value),
+        memstr::Found::Journal(j) => j.content.clone(),
+        memstr::Found::Persona(p) => format!("{}: {}", human(&p.key), p.value),
+        _ => f.text(),
+    }
+}
+
+static RERANKER: std::sync::OnceLock<Option<(memstr::index::OnnxReranker, usize, f32)>> = std::sync::OnceLock::new();
+
+fn reranker() -> &'static Option<(memstr::index::OnnxReranker, usize, f32)> {
+    RERANKER.get_or_init(|| {
+        let dir = std::env::var_os("MEMSTR_RERANK_DIR")?;
+        let n = std::env::var("RERANK_N").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
+        let mix = std::env::var("RERANK_MIX").ok().and_then(|v| v.parse().ok()).unwrap_or(1.0);
+        Some((
+            memstr::index::OnnxReranker::load(&memstr::index::default_runtime(), std::path::Path::new(&dir), "ce")
+                .expect("reranker"),
+            n,
+            mix,
+        ))
+    })
+}
+
 async fn ask<'a>(
     store: &MemoryStore,
     q: &Value,
     weights: &memstr::search::Weights,
     where_is: &'a HashMap<String, String>,
 ) -> memstr::Result<(Vec<memstr::SearchHit>, Vec<&'a String>)> {
-    let mut sq = SearchQuery::new(str_of(q, "question")).limit(3);
+    let mut sq = SearchQuery::new(str_of(q, "question")).limit(DEEP);
     sq.strengthen = false;
     sq.weights = Some(weights.clone());
-    let hits = store.search(sq).await?;
+    let mut hits = store.search(sq).await?;
+    if let Some((rr, n, mix)) = reranker() {
+        let n = (*n).min(hits.len());
+        let texts: Vec<String> = hits[..n].iter().map(|h| plain(&h.found)).collect();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let scores = rr.score(str_of(q, "question"), &refs)?;
+        let mut head: Vec<(f32, memstr::SearchHit)> = hits
+            .drain(..n)
+            .zip(scores)
+            .enumerate()
+            .map(|(i, (h, s))| (s * mix - (1.0 - mix) * i as f32, h))
+            .collect();
+        head.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let rest = std::mem::take(&mut hits);
+        hits = head.into_iter().map(|(_, h)| h).chain(rest).collect();
+    }
     let answers = q["answers"]
         .as_array()
         .expect("answers")
@@ -232,8 +276,15 @@ async fn main() -> memstr::Result<()> {
         // A cycle, as a long-running agent gets by itself (prune, promote, link).
         let cycle = store.consolidate().await?;
         let mut by_type: BTreeMap<String, Tally> = BTreeMap::new();
+        let mut state_of: HashMap<String, String> = HashMap::new();
+        for m in store.persona_peek(PersonaQuery::all()).await? {
+            let st = store.live(&m, now).1;
+            let arch = if m.sync.life.archived_at.is_some() { "+archived" } else { "" };
+            state_of.insert(format!("sense-memory/persona/{}", m.address()), format!("{}{arch}", st.as_str()));
+        }
         let mut misses = Vec::new();
         let mut unanswerable_hits = 0usize;
+        let (mut deep10, mut deep30) = (0usize, 0usize);
         let mut unanswerable = 0usize;
         for q in questions {
             let kind = str_of(q, "type").to_string();
@@ -243,7 +294,10 @@ async fn main() -> memstr::Result<()> {
                 unanswerable_hits += usize::from(!hits.is_empty());
                 continue;
             }
-            let found = hits.iter().any(|h| answers.contains(&&h.path));
+            let rank = hits.iter().position(|h| answers.contains(&&h.path));
+            let found = rank.is_some_and(|r| r < 3);
+            deep10 += usize::from(rank.is_some_and(|r| r < 10));
+            deep30 += usize::from(rank.is_some());
             let t = by_type.entry(kind).or_default();
             t.asked += 1;
             t.found += usize::from(found);
@@ -251,7 +305,9 @@ async fn main() -> memstr::Result<()> {
                 misses.push(json!({
                     "question": q["question"],
                     "answers": answers,
-                    "top": hits.iter().map(|h| h.found.text()).collect::<Vec<_>>(),
+                    "rank": rank.map(|r| r + 1),
+                    "state": answers.iter().map(|a| state_of.get(*a).cloned().unwrap_or_default()).collect::<Vec<_>>(),
+                    "top": hits.iter().take(3).map(|h| h.found.text()).collect::<Vec<_>>(),
                 }));
             }
         }
@@ -261,7 +317,7 @@ async fn main() -> memstr::Result<()> {
             for q in questions.iter().filter(|q| str_of(q, "type") != "unanswerable") {
                 let (hits, answers) = ask(&store, q, w, &where_is).await?;
                 t.asked += 1;
-                t.found += usize::from(hits.iter().any(|h| answers.contains(&&h.path)));
+                t.found += usize::from(hits.iter().take(3).any(|h| answers.contains(&&h.path)));
             }
             grid_out.push(format!("{label}: {:.3}", t.share()));
         }
@@ -278,6 +334,11 @@ async fn main() -> memstr::Result<()> {
                 cycle.prune.archived.len(),
                 cycle.prune.deleted.len(),
                 cycle.promoted.len()
+            );
+            println!(
+                "  found@10 {:.3}, found@30 {:.3}",
+                deep10 as f64 / all.asked as f64,
+                deep30 as f64 / all.asked as f64
             );
             for (k, t) in &by_type {
                 println!("  {k:<12} {:.3} ({}/{})", t.share(), t.found, t.asked);

@@ -201,6 +201,53 @@ async fn a_strong_cue_revives_a_forgotten_or_archived_memory_and_signs_nothing()
     assert_eq!(store.search(q).await.unwrap().len(), 1, "search itself revives it");
 }
 
+#[tokio::test]
+async fn decay_ranks_a_forgotten_memory_below_a_fresh_one_and_never_hides_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_at(dir.path(), T0).await;
+    store
+        .persona_remember(PersonaInput::new("people", "facts", "marco-birthday", "Marco's birthday is on 14 March"))
+        .await
+        .unwrap();
+    // Other memories, so that the query's words are rare enough to count (IDF).
+    for (i, text) in ["The standup is at 9:30", "Tom prefers written feedback", "Deploys happen on Thursdays"]
+        .iter()
+        .enumerate()
+    {
+        store.persona_remember(PersonaInput::new("work", "facts", &format!("note-{i}"), *text)).await.unwrap();
+    }
+    let later = T0 + 150.0 * DAY;
+    clock.set(later);
+    store
+        .persona_remember(PersonaInput::new(
+            "people",
+            "events",
+            "marco-party",
+            "Marco's birthday party will be at the rooftop bar on Friday",
+        ))
+        .await
+        .unwrap();
+    let old = store.persona_peek(PersonaQuery::exact("people", "facts", "marco-birthday")).await.unwrap().remove(0);
+    assert_eq!(store.live(&old, later).1, MemoryState::Forgotten);
+
+    // The query matches the fresh memory far better: the forgotten one is no strong cue,
+    // yet it is returned (second, marked), because decay orders memories and hides none.
+    let mut q = SearchQuery::new("Marco birthday party rooftop bar").limit(5);
+    q.strengthen = false;
+    let hits = store.search(q).await.unwrap();
+    let paths: Vec<&str> = hits.iter().map(|h| h.path.as_str()).collect();
+    assert_eq!(paths.len(), 2, "{paths:?}");
+    assert!(paths[0].ends_with("marco-party") && !hits[0].revived, "{paths:?}");
+    assert!(paths[1].ends_with("marco-birthday") && hits[1].revived, "{paths:?}");
+
+    // An archived memory is different: out of search unless the cue is strong.
+    store.archive("people/facts/marco-birthday").await.unwrap();
+    let mut q = SearchQuery::new("Marco birthday party rooftop bar").limit(5);
+    q.strengthen = false;
+    let hits = store.search(q).await.unwrap();
+    assert!(hits.iter().all(|h| !h.path.ends_with("marco-birthday")), "{hits:?}");
+}
+
 fn opts() -> SyncOptions {
     SyncOptions { timeout: Duration::from_secs(10), connect_timeout: Duration::from_secs(5), ..Default::default() }
 }

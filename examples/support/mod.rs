@@ -41,7 +41,15 @@ pub fn embedder(no_vectors: bool) -> Option<std::sync::Arc<dyn memstr::index::Em
     if no_vectors {
         return None;
     }
-    match memstr::index::OnnxEmbedder::from_cache() {
+    let loaded = match std::env::var_os("MEMSTR_MODEL_DIR") {
+        Some(dir) => {
+            let dir = std::path::PathBuf::from(dir);
+            let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            memstr::index::OnnxEmbedder::load(&memstr::index::default_runtime(), &dir, &id)
+        }
+        None => memstr::index::OnnxEmbedder::from_cache(),
+    };
+    match loaded {
         Ok(e) => Some(std::sync::Arc::new(e)),
         Err(e) => {
             eprintln!("vectors off: {e}");

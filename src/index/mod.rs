@@ -6,6 +6,8 @@ use crate::error::Result;
 
 #[cfg(feature = "onnx")]
 mod embed;
+#[cfg(feature = "onnx")]
+mod rerank;
 #[cfg(feature = "vectors")]
 pub mod hnsw;
 #[cfg(feature = "vectors")]
@@ -13,6 +15,8 @@ pub mod vectors;
 
 #[cfg(feature = "onnx")]
 pub use embed::OnnxEmbedder;
+#[cfg(feature = "onnx")]
+pub use rerank::{OnnxReranker, Reranker};
 
 /// The default model's name (also the directory it is installed in).
 pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2-int8";
@@ -25,6 +29,11 @@ pub trait Embedder: Send + Sync {
     fn dims(&self) -> usize;
     /// One L2-normalised vector per text.
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+    /// The vector of a search query. Asymmetric models (bge, e5) embed queries with an
+    /// instruction; symmetric ones embed them as any text.
+    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
+        Ok(self.embed(&[text])?.pop().unwrap_or_default())
+    }
 }
 
 /// Where models and ONNX Runtime are installed: `$MEMSTR_CACHE_DIR`, else

@@ -142,8 +142,9 @@ pub struct Weights {
     pub k: Option<f64>,
     /// Candidates taken from each of FTS5 and the vector index.
     pub pool: usize,
-    /// A memory that is asleep (archived, forgotten, dissolved) comes back only as one of
-    /// the best matches: its matching score at least this share of the best candidate's ...
+    /// An archived memory comes back only as one of the best matches: its matching score at
+    /// least this share of the best candidate's ... (Forgotten and dissolved persona memories
+    /// need no cue: they are candidates ranked on their own lifecycle values.)
     pub revive_share: f64,
     /// ... and, with the model, a cosine with the query of at least this ...
     pub revive_cosine: f64,
@@ -152,7 +153,9 @@ pub struct Weights {
     /// Show one hit per text: a journal that says "Reminded Dana about paying rent." forty
     /// times would otherwise fill every place with copies of one line.
     pub collapse_repeats: bool,
-    /// Rank a revived memory with neutral lifecycle values (relevance 1, activation 0).
+    /// Rank a revived archived memory with neutral lifecycle values (relevance 1, activation
+    /// 0) rather than its own. Off: on the dev workload its own values ranked as well or
+    /// better once decayed memories stopped being hidden (docs/benchmarks.md).
     pub revived_neutral: bool,
 }
 
@@ -181,7 +184,7 @@ impl Default for Weights {
             revive_cosine: 0.3,
             revive_coverage: 0.34,
             collapse_repeats: true,
-            revived_neutral: true,
+            revived_neutral: false,
         }
     }
 }

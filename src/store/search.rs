@@ -103,7 +103,7 @@ impl MemoryStore {
             self.embed_for_search().await?;
             let text = text.to_string();
             return tokio::task::spawn_blocking(move || {
-                let q = state.embedder.embed(&[&text])?.pop().unwrap_or_default();
+                let q = state.embedder.embed_query(&text)?;
                 let index = state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?;
                 // A few more than the pool, for hits of records deleted since the index loaded.
                 let hits =
@@ -330,8 +330,7 @@ struct Ctx<'a> {
     cosine_of: &'a dyn Fn(i64) -> Option<f64>,
 }
 
-/// How strongly a query matches a candidate, for reviving a memory that is asleep
-/// (archived, forgotten or dissolved).
+/// How strongly a query matches a candidate, for reviving an archived memory.
 struct Cue {
     /// The candidate's matching score (words and meaning, see `matching` below).
     matching: f64,
@@ -522,22 +521,26 @@ fn candidates(
             "persona" => Found::Persona(serde_json::from_str::<PersonaMemory>(&row.payload)?),
             _ => continue,
         };
-        // Archived records, and forgotten or dissolved persona memories, stay out unless the
-        // query is a strong cue for them; then they come back, marked, and the access
-        // revives them (docs/lifecycle.md, "A strong cue revives").
-        let asleep = match &found {
+        // Archived records stay out unless the query is a strong cue for them. Forgotten and
+        // dissolved persona memories are candidates like any other, ranked on their own
+        // (low) lifecycle values: decay orders memories, it does not hide them. Either comes
+        // back marked, and the access revives it (docs/lifecycle.md, "Sleeping memories").
+        let archived = match &found {
             Found::Memory(m) => m.archived_at.is_some(),
             Found::Journal(j) => j.archived_at.is_some(),
-            Found::Persona(p) => {
-                p.sync.life.archived_at.is_some()
-                    || (q.states.is_empty() && matches!(live(p).1, MemoryState::Forgotten | MemoryState::Dissolved))
+            Found::Persona(p) => p.sync.life.archived_at.is_some(),
+        };
+        let faded = matches!(&found, Found::Persona(p)
+            if q.states.is_empty() && matches!(live(p).1, MemoryState::Forgotten | MemoryState::Dissolved));
+        let revived = if archived {
+            q.revive && {
+                let cue = Cue { matching: match_of[&rid], best: best_match, cosine: cosine.get(&rid).copied() };
+                cue.is_strong(w, &cue_terms, &found.text(), has_query_vec)
             }
+        } else {
+            faded && q.revive
         };
-        let revived = asleep && q.revive && {
-            let cue = Cue { matching: match_of[&rid], best: best_match, cosine: cosine.get(&rid).copied() };
-            cue.is_strong(w, &cue_terms, &found.text(), has_query_vec)
-        };
-        if asleep && !revived {
+        if (archived || faded) && !revived {
             continue;
         }
         let t = found.time();
@@ -593,7 +596,7 @@ fn candidates(
             values[index_of("activation")] =
                 Some(search::round3((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln()));
             values[index_of("confidence")] = Some(search::round3(p.confidence));
-            if revived && w.revived_neutral {
+            if revived && archived && w.revived_neutral {
                 // A strong cue brought it back: its decayed lifecycle values say why it was
                 // asleep, not how well it answers; rank it on its match.
                 values[index_of("relevance")] = Some(1.0);
