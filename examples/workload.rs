@@ -126,7 +126,7 @@ async fn ask<'a>(
     let mut sq = SearchQuery::new(str_of(q, "question")).limit(DEEP);
     sq.strengthen = false;
     sq.weights = Some(weights.clone());
-    let mut hits = store.search(sq).await?;
+    let mut hits = store.search(sq.clone()).await?;
     if let Some((rr, n, mix)) = reranker() {
         let n = (*n).min(hits.len());
         let texts: Vec<String> = hits[..n].iter().map(|h| plain(&h.found)).collect();

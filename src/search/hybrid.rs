@@ -153,6 +153,12 @@ pub struct Weights {
     /// Show one hit per text: a journal that says "Reminded Dana about paying rent." forty
     /// times would otherwise fill every place with copies of one line.
     pub collapse_repeats: bool,
+    /// Weight of the second hop ([`crate::search::bridge`]): the query plus the names its
+    /// best hits mention is searched again, and that ranking is fused with the first at
+    /// this share. 0 turns the second pass off.
+    pub bridge: f64,
+    /// How many of the first pass's best hits give their names to the second.
+    pub bridge_seeds: usize,
     /// Rank a revived archived memory with neutral lifecycle values (relevance 1, activation
     /// 0) rather than its own. Off: on the dev workload its own values ranked as well or
     /// better once decayed memories stopped being hidden (docs/benchmarks.md).
@@ -184,6 +190,8 @@ impl Default for Weights {
             revive_cosine: 0.3,
             revive_coverage: 0.34,
             collapse_repeats: true,
+            bridge: 0.3,
+            bridge_seeds: 3,
             revived_neutral: false,
         }
     }

@@ -4,6 +4,7 @@
 //! candidate is then scored as seed 003 describes: a query word found in the key counts
 //! 3, in the themes 2, in the value 1, and the sum is multiplied by current relevance.
 
+pub mod bridge;
 pub mod hybrid;
 pub mod query;
 pub mod time;

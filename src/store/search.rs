@@ -14,6 +14,8 @@ use crate::search::{self, Found, SearchHit, SearchQuery, Weights};
 const DAY: f64 = 86_400.0;
 /// Memories the graph reaches that join the candidates (the most activated).
 const GRAPH_EXTRA: usize = 20;
+/// How deep each pass of a bridged search ranks ([`crate::search::bridge`]).
+const BRIDGE_DEPTH: usize = 30;
 
 fn index_of(name: &str) -> usize {
     SIGNALS.iter().position(|s| *s == name).expect("a known signal")
@@ -33,17 +35,52 @@ impl MemoryStore {
     pub async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
         let weights = query.weights.clone().unwrap_or_default();
         let limit = if query.limit == 0 { 10 } else { query.limit };
+        let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;
+        // The second hop fuses two rankings: each must reach past the page asked for.
+        let depth = if bridged { limit.max(BRIDGE_DEPTH) } else { limit };
+        let mut hits = self.ranked(&query, &weights, depth).await?;
+        if bridged {
+            let names = search::bridge::names(&query.text, &hits, weights.bridge_seeds);
+            if !names.is_empty() {
+                let mut second = query.clone();
+                second.text = format!("{} {}", query.text, names.join(" "));
+                let more = self.ranked(&second, &weights, depth).await?;
+                hits = search::bridge::fuse(hits, more, weights.bridge);
+            }
+        }
+        hits.truncate(limit);
+        let strengthen = query.strengthen;
+        // The best few were retrieved together: consolidation strengthens their links.
+        let top: Vec<String> = hits.iter().take(3).map(|h| h.path.clone()).collect();
+        if top.len() > 1 {
+            self.note_coactivation(&top);
+        }
+        if strengthen {
+            let paths: Vec<String> = hits
+                .iter()
+                .filter(|h| h.revived || matches!(h.found, Found::Persona(_)))
+                .map(|h| h.path.clone())
+                .collect();
+            if !paths.is_empty() {
+                self.strengthen(paths).await?;
+            }
+        }
+        Ok(hits)
+    }
+
+    /// One pass: candidates, signals, fusion, the cutoff; the best `limit` hits.
+    async fn ranked(&self, query: &SearchQuery, weights: &Weights, limit: usize) -> Result<Vec<SearchHit>> {
+        let (query, weights) = (query.clone(), weights.clone());
         let vector_hits = self.vector_candidates(&query.text, weights.pool).await?;
         if vector_hits.is_none() && !self.inner.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
             tracing::warn!("vectors off: no embedding model (`memstr model install`); searching with words and lifecycle signals only");
         }
         let query_vec = vector_hits.as_ref().map(|(v, _)| v.clone());
         let nearest: Vec<(i64, f64)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
-        let strengthen = query.strengthen;
         // The cutoff is applied before hits are counted as accesses: a weak hit is not a use.
         let min_strength = query.min_strength.unwrap_or_else(|| search::min_strength(query_vec.is_some()));
         let graph = if weights.graph > 0.0 && weights.graph_seeds > 0 { Some(self.graph().await?) } else { None };
-        let hits = self
+        self
             .read(move |conn, inner| {
                 let now = inner.clock.now();
                 // Cosines come from the index's int8 points, in memory: reading candidates'
@@ -75,23 +112,7 @@ impl MemoryStore {
                 hits.truncate(limit);
                 Ok(hits)
             })
-            .await?;
-        // The best few were retrieved together: consolidation strengthens their links.
-        let top: Vec<String> = hits.iter().take(3).map(|h| h.path.clone()).collect();
-        if top.len() > 1 {
-            self.note_coactivation(&top);
-        }
-        if strengthen {
-            let paths: Vec<String> = hits
-                .iter()
-                .filter(|h| h.revived || matches!(h.found, Found::Persona(_)))
-                .map(|h| h.path.clone())
-                .collect();
-            if !paths.is_empty() {
-                self.strengthen(paths).await?;
-            }
-        }
-        Ok(hits)
+            .await
     }
 
     /// The query's vector and the records nearest it `(rid, cosine)`, when vectors are on.
