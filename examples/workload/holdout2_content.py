@@ -18,11 +18,11 @@ PEOPLE = r"""
 *0-80|people|facts|stephane-hockey|Stephane plays goalie in a Tuesday night beer-league hockey team at the Arena Saint-Michel.|sport||What position does my manager play on his team?|
 *40-140|people|facts|stephane-birthday|Stephane's birthday is 2 September.|birthday||
 2|people|facts|maxime-joined|Maxime Roy joined the informatics team on 5 January as a junior analyst; he was a respiratory therapist at the Jewish General for six years.|team||What did the newest analyst on my team do before switching careers?|
-3|people|relationships|maxime-mentor|Mireille is Maxime's mentor for his first six months and meets him every Thursday.|mentoring|0.6|Who is supposed to be guiding the new hire through his first half-year?|
+3|people|relationships|maxime-mentor|Mireille is Maxime's mentor for his first six months and meets him every Thursday.|mentoring|0.6|Who is the new hire's mentor?|
 *10-80|people|preferences|maxime-screenshots|Maxime learns best from annotated screenshots and short written steps rather than live demos.|learning||What's the best way to teach Maxime a new build task?|
 *20-120|people|facts|maxime-twins|Maxime and his wife Ines have twin boys, Theo and Jules, born last October.|family||How old are Maxime's kids?|
 2|people|facts|karim-interfaces|Karim Benali is the interface analyst; he owns the Rhapsody engine and every HL7 feed in and out of Halcyon.|interfaces||Who do I go to when lab results stop flowing into the chart?|
-*0-60|people|preferences|karim-no-meetings-friday|Karim keeps Fridays meeting-free for interface testing and only answers urgent pages.|schedule||Which day should I avoid booking the interface guy?|
+*0-60|people|preferences|karim-no-meetings-friday|Karim keeps Fridays meeting-free for interface testing and only answers urgent pages.|schedule||Which day should I avoid meetings with Karim?|
 *20-140|people|facts|karim-oud|Karim plays the oud in a small Andalusian music ensemble that rehearses in Parc-Extension.|music||What instrument does Karim play?|
 *10-60|people|facts|karim-birthday|Karim's birthday is 19 February; he has a sweet tooth for pistachio baklava.|birthday|0.5|What treat would Karim like on his birthday?|
 3|people|facts|thi-build|Thi Nguyen is the senior build analyst; she builds order sets, flowsheets and the medication record screens in Halcyon.|build||Who on the team actually configures the order sets?|
@@ -33,9 +33,10 @@ PEOPLE = r"""
 *0-90|people|facts|gabriel-cheese|Gabriel's family runs a goat cheese farm near Saint-Hyacinthe and he brings cheese to every team party.|food||Whose family makes the cheese he brings to parties?|
 *20-120|people|preferences|gabriel-late-starts|Gabriel starts at 10:00 and works until 18:30 because he drops his daughter at daycare.|schedule||
 3|people|facts|helene-cmio|Dr. Helene Bouchard is the chief medical information officer, an internist who still does two weeks a year on the wards.|leadership||Which physician leads clinical informatics at the hospital?|
-*0-60|people|preferences|helene-data-first|Dr. Bouchard only accepts a change to clinical alerts if it comes with override-rate data from the last 30 days.|alerts|0.7|What evidence does the CMIO want before agreeing to change an alert?|
+*0-60|people|preferences|helene-data-first|Dr. Bouchard only accepts a change to clinical alerts if it comes with override-rate data from the last 30 days.|alerts|0.7|What data does the CMIO want before she changes alerts?|
 *30-150|people|facts|helene-choir|Dr. Bouchard sings alto in the Choeur de l'Odile, the hospital staff choir.|music||
 5|people|facts|francine-cno|Francine Pelletier is the director of nursing (chief nursing officer) and the executive sponsor of the eMAR project.|leadership||Who is the executive sponsor of the medication record project?|
+2|people|preferences|josee-text-nights|Josee wants a text, not a page, about anything non-urgent on 6 Nord during the night.|communication||How do I contact the cardiology nurse manager about a minor issue after hours?|
 *0-50|people|preferences|francine-french|Francine reads everything in French; send her documents in French first, English only if asked.|language|0.7|Which language should documents for the head of nursing be in?|
 6|people|facts|josee-6nord|Josee Tremblay is the nurse manager of 6 Nord, the cardiology unit chosen as the pilot.|pilot||
 *0-40|people|facts|bernard-pharmacy|Bernard Ostrowski is the pharmacist informaticist who maintains the medication dictionary and the smart-pump drug library.|pharmacy||Who looks after the drug library on the IV pumps?|
@@ -55,7 +56,7 @@ PEOPLE = r"""
 2|family|facts|huguette-mother|Mireille's mother Huguette lives alone in Trois-Rivieres and calls every Wednesday at 19:00.|family||When does my mum usually phone?|
 *20-100|family|facts|huguette-crosswords|Huguette does the La Presse crossword every day and loves Agatha Christie audiobooks.|hobby||What would my mother enjoy as a small gift?|
 *0-50|home|facts|miso-cat|Miso is Mireille's 13-year-old orange tabby; his vet is Dr. Paquette at the Clinique veterinaire Masson.|pets||Who takes care of the cat's health?|
-*10-100|people|facts|gilles-framebuilder|Gilles Aubin is a retired framebuilder who volunteers at the co-op and taught Mireille to braze.|bikes||Who taught me metal joining for bike frames?|
+*10-100|people|facts|gilles-framebuilder|Gilles Aubin is a retired framebuilder who volunteers at the co-op and taught Mireille to braze.|bikes||Who taught me brazing?|
 *10-100|people|facts|sunita-riding|Sunita Rao is Mireille's riding friend from the co-op; they do the Sunday loop around Mont-Royal and up to the Oratoire.|bikes||Who do I ride with on Sundays?|
 *0-60|people|facts|aiko-tutor|Aiko Fujimoto is Mireille's Japanese tutor on italki; she lives in Sendai and teaches by video.|japanese||Where is my Japanese teacher based?|
 *20-120|people|facts|shun-exchange|Shun Ishikawa is Mireille's language exchange partner, a postdoc at McGill who wants to practise French.|japanese||Who do I swap language practice with?|
@@ -69,7 +70,7 @@ SELF = r"""
 *0-90|self|preferences|morning-tea|Mireille drinks genmaicha in the morning and no coffee after noon.|drinks||What do I usually drink first thing?|
 *10-90|self|preferences|aisle-seat|On the train and on planes Mireille takes an aisle seat so she can stretch her bad knee.|travel||Which seat should I book for myself?|
 *0-60|self|preferences|no-mushrooms|Mireille can't stand mushrooms in any form.|food||Is there an ingredient I refuse to eat?|
-*20-120|self|preferences|lugged-steel|Mireille only restores lugged steel frames from before 1985; no aluminium, no carbon.|bikes|0.6|What kind of old bike frames am I interested in?|
+*20-120|self|preferences|lugged-steel|Mireille only restores lugged steel frames from before 1985; no aluminium, no carbon.|bikes|0.6|What kind of old steel frames am I interested in?|
 *10-100|self|preferences|friction-shifters|Mireille prefers downtube friction shifters to indexed shifting on her own bikes.|bikes||
 *0-80|self|preferences|paper-textbook|Mireille studies Japanese grammar from the paper Genki books but does kanji on the phone.|japanese||
 *30-150|self|preferences|reminders-two-days|Mireille wants reminders two days before any family birthday so a card can still arrive.|reminders|0.7|How far ahead should I get reminders about family birthdays?|
@@ -86,27 +87,27 @@ SELF = r"""
 """
 
 DECISIONS = r"""
-7|projects|decisions|pilot-6nord|6 Nord (cardiology, 32 beds) was chosen as the eMAR pilot over 4 Sud surgery because its staffing is stable and Josee volunteered.|pilot|0.9|Why was the cardiology floor picked to go first?|
-7|projects|decisions|news2-score|The deterioration alert uses the NEWS2 score instead of qSOFA because nurses already chart all its vital signs every four hours.|alerts|0.8|Why is the early-warning alert built on that particular scoring system?|
+7|projects|decisions|pilot-6nord|6 Nord (cardiology, 32 beds) was chosen as the eMAR pilot over 4 Sud surgery because its staffing is stable and Josee volunteered.|pilot|0.9|Why was the cardiology unit picked as the pilot?|
+7|projects|decisions|news2-score|The deterioration alert uses the NEWS2 score instead of qSOFA because nurses already chart all its vital signs every four hours.|alerts|0.8|Why is the early-warning alert based on that score?|
 8|projects|decisions|datamatrix-wristbands|Patient wristbands carry a 2D DataMatrix code instead of a linear barcode, because linear codes failed on small curved wrists in testing.|scanning|0.8|What sort of code is printed on patient ID bands, and why?|
-9|projects|decisions|zebra-ds8178|Each workstation on wheels gets a cordless Zebra DS8178 scanner; the built-in webcam scanning was too slow in testing.|scanning||What scanner model reads the codes at the bedside?|
-11|projects|decisions|no-dual-documentation|No dual documentation: the day a unit goes live, its paper medication record is retired; paper is used only during downtime.|golive|0.9|Will nurses keep charting on paper alongside the new system for a while?|
-14|projects|decisions|override-reason-high-alert|A reason is required to override a scan only for high-alert drugs (insulin, heparin, opioids, potassium), not for every medication.|alerts|0.8|For which medicines must a nurse justify skipping the scan?|
+9|projects|decisions|zebra-ds8178|Each workstation on wheels gets a cordless Zebra DS8178 scanner; the built-in webcam scanning was too slow in testing.|scanning||What reads the codes at the bedside?|
+11|projects|decisions|no-dual-documentation|No dual documentation: the day a unit goes live, its paper medication record is retired; paper is used only during downtime.|golive|0.9|Do nurses keep paper charts after go-live?|
+14|projects|decisions|override-reason-high-alert|A reason is required to override a scan only for high-alert drugs (insulin, heparin, opioids, potassium), not for every medication.|alerts|0.8|For which drugs must a nurse give a reason to skip the scan?|
 14|projects|decisions|four-hour-class|Training is a mandatory four-hour hands-on class plus a 45-minute e-learning; there is no e-learning-only path.|training||Can staff just do the online module instead of the classroom session?|
 15|projects|decisions|superuser-ratio|During go-live week there is one super-user for every eight nurses on each shift, nights included.|golive||How much floor support is planned per shift during launch week?|
-16|projects|decisions|golive-monday-0730|Go-lives start at 07:30 on a Monday, not overnight, so pharmacy and day-shift super-users are on site.|golive|0.7|Why do launches happen at the start of a weekday morning?|
-18|projects|decisions|hl7-stays-v2|Lab and ADT feeds stay on HL7 v2 through Rhapsody; FHIR is used only for the new patient portal pilot.|interfaces||Are we moving the lab feed to the newer interoperability standard?|
+16|projects|decisions|golive-monday-0730|Go-lives start at 07:30 on a Monday, not overnight, so pharmacy and day-shift super-users are on site.|golive|0.7|Why do launches start on a Monday morning?|
+18|projects|decisions|hl7-stays-v2|Lab and ADT feeds stay on HL7 v2 through Rhapsody; FHIR is used only for the new patient portal pilot.|interfaces||Is the lab feed moving to FHIR?|
 21|projects|decisions|french-default|The Halcyon screens are deployed in French by default, with English available per user, to comply with the Charter of the French language.|language|0.7|What language do the screens show out of the box, and why?|
-21|projects|decisions|wow-not-wall|6 Nord gets 22 new workstations on wheels instead of wall-mounted bedside terminals, because the rooms are too small to mount them.|hardware||Why weren't computers fixed to the walls in patient rooms on the pilot unit?|
+21|projects|decisions|wow-not-wall|6 Nord gets 22 new workstations on wheels instead of wall-mounted bedside terminals, because the rooms are too small to mount them.|hardware||Why no wall-mounted computers in the pilot unit's rooms?|
 22|projects|decisions|tap-badge-login|Nurses log in by tapping their badge (single sign-on) so they don't retype a password 70 times a shift.|access||How do nurses sign in to the workstations?|
-23|projects|decisions|power-bi-dashboard|The scanning-compliance dashboard is built in Power BI rather than the vendor's reports because it needs hourly refresh and unit drill-down.|reporting||Why aren't we using Halcyon's own reporting for scan compliance?|
-24|projects|decisions|copy-forward-off|Copy-forward of nursing notes is turned off, except for lines, drains and airways rows.|documentation||Can nurses carry last shift's note forward into the new one?|
-25|projects|decisions|moderate-interactions-suppressed|Moderate drug-interaction alerts are suppressed for nurses at administration; only major interactions fire.|alerts||Which interaction warnings still pop up when a nurse gives a dose?|
-28|projects|decisions|vendor-elbow-support|Six Halcyon at-the-elbow staff are contracted for go-live week rather than pulling nurses off other units.|golive||Where is the extra launch-week help coming from?|
-29|projects|decisions|tst-trn-prd|Build changes move TST to TRN to PRD; nothing is ever built directly in production.|build|0.8|Can Thi make a quick fix straight in production?|
+23|projects|decisions|power-bi-dashboard|The scanning-compliance dashboard is built in Power BI rather than the vendor's reports because it needs hourly refresh and unit drill-down.|reporting||Why aren't we using Halcyon's reports for scan compliance?|
+24|projects|decisions|copy-forward-off|Copy-forward of nursing notes is turned off, except for lines, drains and airways rows.|documentation||Can nurses copy last shift's note forward?|
+25|projects|decisions|moderate-interactions-suppressed|Moderate drug-interaction alerts are suppressed for nurses at administration; only major interactions fire.|alerts||Which interaction alerts still fire when a nurse gives a dose?|
+28|projects|decisions|vendor-elbow-support|Six Halcyon at-the-elbow staff are contracted for go-live week rather than pulling nurses off other units.|golive||Where is the extra go-live week help coming from?|
+29|projects|decisions|tst-trn-prd|Build changes move TST to TRN to PRD; nothing is ever built directly in production.|build|0.8|Can Thi fix something directly in production?|
 32|projects|decisions|portal-2027|The patient portal launch is pushed to 2027 so the team can focus on eMAR.|portal||What happened to the patient portal plans?|
-36|projects|decisions|scan-target-95|The target is 95% of administrations scanned by the end of each unit's first month live.|metrics|0.7|What scanning rate are units expected to reach after a month?|
-39|projects|decisions|patients-own-meds|Patients' own medications are given with an override reason of unlabelled product, and pharmacy relabels them within 24 hours.|pharmacy||What happens with pills patients bring from home?|
+36|projects|decisions|scan-target-95|The target is 95% of administrations scanned by the end of each unit's first month live.|metrics|0.7|What scanning rate should a unit hit after a month live?|
+39|projects|decisions|patients-own-meds|Patients' own medications are given with an override reason of unlabelled product, and pharmacy relabels them within 24 hours.|pharmacy||What happens with patients' own pills?|
 45|projects|decisions|wave2-units|Wave 2 covers 4 Sud, 5 Nord, 7 Est and the short-stay unit, all going live together.|waves||Which units are in the second rollout group?|
 *20-100|projects|decisions|servicenow-tickets|All eMAR issues are tracked in ServiceNow under the assignment group INF-EMAR.|tickets||
 *30-120|projects|decisions|bca-pcs-ups|Each unit's downtime PC is plugged into a red emergency-power outlet with its own printer.|downtime||
@@ -118,26 +119,27 @@ DECISIONS = r"""
 """
 
 PROCEDURES = r"""
-10|work|procedures|downtime-procedure|Downtime: print the latest four-hour medication report from the unit's downtime PC, chart on the paper downtime forms, and back-enter every dose within four hours of the system coming back.|downtime|0.9|What do nurses do when the charting system goes dark?|
-11|work|procedures|change-request|To request a build change: open a ServiceNow change request with the clinical reason and a mock-up; it is reviewed at the Tuesday change advisory board.|build|0.8|How does a unit get a change made to a screen?|
+10|work|procedures|downtime-procedure|Downtime: print the latest four-hour medication report from the unit's downtime PC, chart on the paper downtime forms, and back-enter every dose within four hours of the system coming back.|downtime|0.9|What do nurses do when the system is down?|
+11|work|procedures|change-request|To request a build change: open a ServiceNow change request with the clinical reason and a mock-up; it is reviewed at the Tuesday change advisory board.|build|0.8|How does a unit request a change to a screen?|
 15|work|procedures|unreadable-wristband|If a wristband won't scan: reprint it from the admission screen; never type the patient number by hand, and record the reason.|scanning|0.8|What should a nurse do when the ID band doesn't read?|
-17|work|procedures|ah223-report|For a medication near miss: fill in the AH-223 incident report before the end of the shift and tell the nurse manager.|safety|0.9|What paperwork follows a medication error that almost happened?|
+17|work|procedures|ah223-report|For a medication near miss: fill in the AH-223 incident report before the end of the shift and tell the nurse manager.|safety|0.9|What paperwork follows a medication near miss?|
 18|work|procedures|pump-library-update|Pump library update: Bernard builds the drug list, Thi checks it in TST, biomed pushes it wirelessly overnight, and the unit checks the version number on two pumps the next morning.|pumps|0.7|How do new drug limits get onto the infusion devices?|
 22|work|procedures|new-user-access|New staff access: the unit manager signs the access form in the portal, the user completes the e-learning, and the account is activated the next business day.|access||How does a new nurse get system access?|
-25|work|procedures|golive-escalation|During go-live, problems are called in to the command centre in room 2B-110 at extension 4455 and triaged red, yellow or green.|golive|0.8|Who do floor staff call when something breaks during launch week?|
+25|work|procedures|golive-escalation|During go-live, problems are called in to the command centre in room 2B-110 at extension 4455 and triaged red, yellow or green.|golive|0.8|What number do units call during go-live?|
 28|work|procedures|superuser-day|Super-user prep day: a morning on the workflows in TRN, an afternoon of scenarios on a mock patient, then a sign-off quiz that needs 85%.|training||What does the super-user preparation day involve?|
-31|work|procedures|refresh-trn|To refresh the training environment: ask Trevor five business days ahead; the vendor copies PRD build into TRN overnight and reloads the fake patients.|training||How do we get the classroom environment back in sync with production?|
-35|work|procedures|expense-logibec|Work expenses are claimed in Logibec within 30 days with scanned receipts and Stephane as approver.|admin||How do I get paid back for work travel?|
+31|work|procedures|refresh-trn|To refresh the training environment: ask Trevor five business days ahead; the vendor copies PRD build into TRN overnight and reloads the fake patients.|training||How do we refresh the classroom environment from production?|
+35|work|procedures|expense-logibec|Work expenses are claimed in Logibec within 30 days with scanned receipts and Stephane as approver.|admin||How do I get paid back for work expenses?|
 *20-80|work|procedures|book-training-room|Training rooms are booked in the Outlook resource calendar; the big one is Salle Mansfield on the second floor.|training||How do I reserve a training room?|
 38|work|procedures|scanner-swap|When a scanner breaks: take a loaner from the biomed cage in B-014, log the serial on the swap sheet, and open a ticket for Luc.|scanning||What do I do with a dead handheld reader?|
 44|work|procedures|report-request|New report requests go through a form on the informatics intranet; Gabriel estimates them at the Monday triage and Nadia reviews any patient-level fields.|reporting||How do I ask for a new data report?|
-*40-120|work|procedures|oiiq-renewal|Mireille renews her OIIQ nursing licence online before 31 March and logs her 20 hours of continuing education in the member portal.|licence|0.7|What do I need to do every year to keep my nursing registration?|
+*40-120|work|procedures|oiiq-renewal|Mireille renews her OIIQ nursing licence online before 31 March and logs her 20 hours of continuing education in the member portal.|licence|0.7|What do I need to do every year to keep my nursing licence?|
 *50-140|work|procedures|order-set-approval|New order sets go to the clinical content committee, which meets the first Tuesday of each month; pharmacy signs off before build.|ordersets||What's the approval path for a new set of standard orders?|
-*0-40|bikes|procedures|cotter-pins|To remove a cottered crank, support the arm on a block and use the cotter press; never hammer a cotter on a bike you want to keep original.|bikes|0.7|How do I get old-style crank arms off without damaging them?|
+*0-40|bikes|procedures|cotter-pins|To remove a cottered crank, support the arm on a block and use the cotter press; never hammer a cotter on a bike you want to keep original.|bikes|0.7|How do I remove cottered cranks without damaging them?|
 *10-80|bikes|procedures|wax-chain|Chain waxing: strip the chain in mineral spirits, dry it, soak 10 minutes in melted paraffin with PTFE, then hang it to cool.|bikes||What's my routine for treating a chain?|
 *20-100|bikes|procedures|glue-tubulars|Gluing tubulars: three thin coats of Mastik One on the rim, one on the tyre base tape, 24 hours between coats, and no riding for a day after mounting.|bikes||How do I stick sew-up tyres onto rims?|
 *20-120|bikes|procedures|ship-frame|To ship a frame: strip the parts, wrap the tubes in pipe insulation, box it in a bike-shop carton and send it with Purolator, insured.|bikes||How do I send a frame to a buyer?|
 *30-130|bikes|procedures|chrome-rust|Rust on chrome: rub with aluminium foil dipped in water, wipe dry and finish with car wax.|bikes||How do I clean up pitted plating?|
+21|home|procedures|miso-fluids|Miso gets 100 ml of subcutaneous fluids every second evening, warmed in a bowl of water, with a new needle each time.|pets|0.7|How do I give the cat his fluids?|
 *0-40|home|procedures|miso-kidney-diet|Miso eats renal wet food, a quarter can three times a day, and his water fountain filter is changed every four weeks.|pets|0.7|How is the cat fed?|
 *10-90|self|procedures|taxes-quebec|Mireille files both the federal and the Revenu Quebec returns in Wealthsimple Tax before 30 April.|admin||How do I handle my yearly tax returns?|
 *30-120|work|procedures|float-nurse-access|A float nurse gets access to another unit through the staffing office, which assigns a temporary unit role that expires at the end of the shift.|access||How does a nurse borrowed from another unit get into its patient list for one shift?|
@@ -148,7 +150,7 @@ PROCEDURES = r"""
 
 EVENTS = r"""
 98|projects|events|golive-6nord|6 Nord went live on the eMAR and bedside scanning on Monday 13 April at 07:30; the first day had 212 scanned doses and no serious errors.|golive|0.9|How did the launch on the pilot unit go?|~6 Nord go-live day one
-37|work|events|ice-storm|The 11 February ice storm cut power to pavilion C for six hours and the units ran on downtime forms all afternoon.|downtime|0.7|What happened at the hospital during the freezing rain in February?|~pavilion C lost power at 12:40
+37|work|events|ice-storm|The 11 February ice storm cut power to pavilion C for six hours and the units ran on downtime forms all afternoon.|downtime|0.7|Which building lost power in the February freezing rain?|~pavilion C lost power at 12:40
 74|work|events|cabane-a-sucre|The informatics team went to the sugar shack at Cabane Chez Dany in Rigaud on 20 March.|team||Where did the team go for the spring outing?|
 142|work|events|cnia-poster|Mireille presented a poster on scanning compliance at the Canadian nursing informatics conference in Halifax on 27 May.|conference||What did I present at the conference in Nova Scotia?|
 154|projects|events|wave2-golive|Wave 2 went live on 8 June across four units; the short-stay unit struggled with its scanners on day one.|golive||Which unit had trouble during the second rollout?|~Short-stay unit scanners kept dropping
@@ -172,7 +174,7 @@ PAIRS = r"""
 7|work|procedures|cab-tuesday|The change advisory board meets on Tuesdays at 14:00.|105|cab-monday|The change advisory board now meets Mondays at 11:00 so approved changes can go in on Tuesday night.|build|Which day does the change review meeting happen now?
 9|projects|decisions|news2-threshold-5|The deterioration alert fires at a NEWS2 score of 5 or more.|84|news2-threshold-7|The deterioration alert threshold was raised to a NEWS2 of 7 after the pilot showed too many false alarms; 5 and 6 now only colour the banner.|alerts|At what NEWS2 score does the pop-up go off?
 2|people|facts|maxime-order-sets|Maxime is assigned to order sets with Thi.|95|maxime-interfaces|Maxime moved to the interface team under Karim, since HL7 suits his analytic side.|team|Which team is the junior analyst on now?
-0|work|facts|huddle-845|The informatics team huddle is at 8:45 every weekday in room D-301.|57|huddle-815|The team huddle moved to 8:15 so it ends before the units' 8:30 safety huddles.|meetings|What time does my team meet each morning?
+0|work|facts|huddle-845|The informatics team huddle is at 8:45 every weekday in room D-301.|57|huddle-815|The team huddle moved to 8:15 so it ends before the units' 8:30 safety huddles.|meetings|What time is the team huddle now?
 3|home|facts|miso-dry-food|Miso eats Hill's dry senior food.|35|miso-renal-food|After his kidney bloodwork, Miso switched to the renal wet diet.|pets|What food is the cat on now?
 7|family|facts|laurence-polo-mon-wed|Laurence has water polo practice Monday and Wednesday at the Cegep du Vieux Montreal pool.|70|laurence-polo-tue-thu|Laurence's water polo moved to Tuesday and Thursday at Centre Claude-Robillard.|family|Which evenings do I drive my daughter to the pool?
 1|family|facts|benoit-theatre-evenings|Benoit works evenings at the theatre, so Mireille does weekday dinners.|110|benoit-studio-days|Benoit took a daytime job at a recording studio in Mile End, so he cooks on weekdays now.|family|Who is making dinner on weeknights?
@@ -181,18 +183,18 @@ PAIRS = r"""
 4|work|preferences|wfh-friday|Mireille works from home on Fridays.|91|wfh-monday|Mireille works from home on Mondays now, since Friday afternoons are for unit rounds.|remote|Which day am I remote?
 10|people|facts|trevor-pm|Trevor Ames is the vendor's project manager for the hospital.|118|olga-pm|Olga Brandt replaced Trevor Ames as Halcyon's project manager for CHU Sainte-Odile.|vendor|Who is the vendor's lead for our account these days?
 11|work|facts|class-mansfield|eMAR classes are held in Salle Mansfield.|80|class-4b|eMAR classes moved to the new simulation room 4B, which has real hospital beds.|training|Where does eMAR training happen now?
-4|people|facts|bernard-dictionary|Bernard Ostrowski is the contact for medication dictionary changes.|115|aline-dictionary|Aline Messier covers medication dictionary changes while Bernard is on sabbatical until September.|pharmacy|Who handles drug list changes right now?
+4|people|facts|bernard-dictionary|Bernard Ostrowski is the contact for medication dictionary changes.|115|aline-dictionary|Aline Messier covers medication dictionary changes while Bernard is on sabbatical until September.|pharmacy|Who handles medication dictionary changes right now?
 11|projects|decisions|heparin-all-cosign|Every heparin dose needs a second nurse's co-signature in the eMAR.|93|heparin-bolus-cosign|Only heparin boluses and infusion rate changes need a second nurse's co-signature now.|pharmacy|Which anticoagulant actions need a second nurse to verify?
 20|family|events|huguette-surgery-may|Huguette's hip replacement is booked for 12 May at the CHR de Trois-Rivieres.|127|huguette-surgery-june|Huguette's hip surgery was moved to 2 June because the surgeon was away.|family|When is my mother's hip operation?
 30|self|events|japan-october|The Japan trip (Kyoto and the Shimanami Kaido by bike) is planned for October 2026.|106|japan-spring-2027|The Japan trip is pushed to April 2027, for the cherry blossoms and because wave 3 lands in October.|travel|When am I going to Japan?
 6|bikes|preferences|coop-thursday|Mireille volunteers at the co-op La Chaine Rouge on Thursday evenings.|78|coop-saturday|Mireille volunteers at La Chaine Rouge on Saturday mornings now, because Thursdays clash with Maxime's mentoring prep.|bikes|When do I help out at the community bike workshop?
-14|work|preferences|cno-report-slides|The monthly report to Francine is a slide deck.|64|cno-report-one-page|The monthly report to Francine is now a one-page PDF dashboard, no slides.|reporting|What format does the head of nursing want for the monthly update?
+14|work|preferences|cno-report-slides|The monthly report to Francine is a slide deck.|64|cno-report-one-page|The monthly report to Francine is now a one-page PDF dashboard, no slides.|reporting|What format does the head of nursing want for the monthly report?
 7|family|facts|huguette-biweekly|Mireille visits her mother in Trois-Rivieres every other Sunday.|150|huguette-weekly|Mireille goes to Trois-Rivieres every Sunday while her mother recovers from surgery.|family|How often do I go to see my mother these days?
-14|work|procedures|compliance-weekly-email|Scan compliance numbers go out as a weekly email to nurse managers.|108|compliance-daily-board|Scan compliance numbers are shown daily on the unit huddle boards, straight from Power BI.|metrics|How do unit managers see their scanning rates now?
+14|work|procedures|compliance-weekly-email|Scan compliance numbers go out as a weekly email to nurse managers.|108|compliance-daily-board|Scan compliance numbers are shown daily on the unit huddle boards, straight from Power BI.|metrics|How do unit managers see their scanning numbers now?
 3|self|preferences|kanji-wanikani|Mireille learns kanji with WaniKani.|50|kanji-anki|Mireille dropped WaniKani and now learns kanji with her own Anki deck built from the Genki readings.|japanese|What do I use to learn kanji now?
 16|projects|decisions|wave2-may|Wave 2 is scheduled for the week of 18 May.|112|wave2-june|Wave 2 is rescheduled to 8 June to give 6 Nord's scanning rate time to stabilise.|waves|When does the second group of units go live?
 9|self|preferences|physio-monday|Knee physio is every second Monday at 17:00.|73|physio-friday|Knee physio moved to every second Friday at 7:30 before work.|health|When are my knee appointments?
-15|people|preferences|helene-email|Dr. Bouchard prefers email for alert questions.|96|helene-teams|Dr. Bouchard wants alert questions in the #alertes Teams channel so the pharmacists see them too.|alerts|Where should I send questions for the CMIO about warnings?
+15|people|preferences|helene-email|Dr. Bouchard prefers email for alert questions.|96|helene-teams|Dr. Bouchard wants alert questions in the #alertes Teams channel so the pharmacists see them too.|alerts|Where should I send alert questions for the CMIO?
 """
 
 # --------------------------------------------------------------------------
@@ -214,7 +216,7 @@ FACTS = r"""
 *|self|mireille|family-doctor|Dr. Sylvie Cote, GMF Rosemont|Who is my GP?
 *|self|mireille|passport-expiry|3 November 2027|When does my passport run out?
 *|self|mireille|ramq-expiry|September 2028|When does my health card expire?
-*|self|mireille|blood-type|A negative|
+10|self|mireille|blood-type|A negative|What's my blood group?
 *|self|mireille|birthday|14 October|
 *|self|mireille|mobile-carrier|Fizz|
 0|bikes|collection|count|6 bikes|
@@ -222,15 +224,15 @@ FACTS = r"""
 124|bikes|collection|count|6 bikes|
 126|bikes|collection|count|7 bikes|
 160|bikes|collection|count|8 bikes|How many bikes do I own now?
-*|bikes|peugeot|frame-size|56 cm|
+12|bikes|peugeot|frame-size|56 cm|How big is the PX-10's frame?
 *|bikes|peugeot|serial|PX10 2871543|
 *|bikes|raleigh-pro|frame-size|58 cm|
 *|bikes|raleigh-commuter|tyres|700x35 Schwalbe Marathon|
-*|home|miso|microchip|124000310044512|
+4|home|miso|microchip|124000310044512|What's the cat's chip number?
 4|home|miso|weight|5.9 kg|
 36|home|miso|weight|5.4 kg|How heavy is the cat?
 *|home|miso|creatinine|182 umol/L|
-*|home|triplex|condo-fee|215 CAD a month|
+3|home|triplex|condo-fee|215 CAD a month|How much are our monthly co-ownership charges?
 *|home|triplex|insurance|Desjardins home policy|
 *|home|laurence|school|Ecole Pierre-Dupuy|
 0|work|6nord|scan-rate|not live|
@@ -265,7 +267,7 @@ FACTS = r"""
 *|work|halcyon|support-line|1-888-555-0142|
 22|work|emar|open-tickets|37|
 95|work|emar|open-tickets|112|
-130|work|emar|open-tickets|58|How many eMAR issues are still unresolved?
+130|work|emar|open-tickets|58|How many eMAR tickets are unresolved?
 *|work|hospital|parking-permit|lot P3, 92 CAD a month|
 *|work|downtime-pcs|report-interval|every hour|
 63|work|training|classes-held|14|
@@ -343,7 +345,7 @@ KV = r"""
 24|miso-vet-phone|514-555-0130|
 24|miso-insurance|Trupanion|
 25|benoit-theatre-line|514-555-0177|
-26|laurence-coach|Coach Yannick at CAMO|Who coaches Laurence's water polo?
+26|laurence-coach|Coach Yannick at CAMO|Who is Laurence's water polo coach?
 26|felix-address|82 rue Saint-Jean, Quebec|
 27|huguette-address|1140 rue Laviolette, Trois-Rivieres|What's my mum's street address?
 28|annick-phone|418-555-0163|
@@ -351,7 +353,7 @@ KV = r"""
 33|snow-removal-alerts|Info-Neige app|Which app tells me when the street gets plowed?
 35|miso-renal-food|Royal Canin Renal wet, bought at Mondou|Where do I buy the cat's special food?
 38|sugar-shack|Cabane Chez Dany, Rigaud|
-39|conference-budget|2,000 CAD per year|How much can I spend on conferences each year?
+39|conference-budget|2,000 CAD per year|What's my yearly conference budget?
 40|learning-budget|600 CAD for courses|
 41|italki-rate|32 USD per hour|What's my tutor's hourly rate?
 107|jlpt-registration|Japan Foundation Toronto, December session|
@@ -423,26 +425,26 @@ KV = r"""
 JOURNAL = r"""
 0|9.1|First day of the new setup: Mireille asked me to keep track of people, decisions and procedures for the eMAR project and home.|
 0|14|Maxime's first day. Mireille gave him the tour of TST and the build standards document.|
-1|11|Maxime's account was created without TST access; Karim had to add the build role by hand.|What went wrong with the new analyst's access in his first week?
-2|16|Project kickoff with Francine and Trevor; 6 Nord confirmed as the pilot unit.|
+1|11|Maxime's account was created without TST access; Karim had to add the build role by hand.|What went wrong with Maxime's access in his first week?
+2|16|Project kickoff with Francine and Trevor; 6 Nord confirmed as the pilot unit.|What was settled at the January project kickoff?
 3|20|Benoit's premiere night at the Rideau Vert; Mireille went with Laurence.|What did I go to see with my daughter in early January?
 7|8.9|The interface engine queue backed up overnight; 3,100 lab results were delayed about two hours until Karim restarted the outbound channel.|What happened to the lab results feed in the second week of January?|~Lab results caught up
 7|10.5|Lab results caught up after the channel restart; Karim added a queue-depth alert at 500 messages.|
-8|14|Thi demoed the first draft of the medication administration screen to the 6 Nord nurses.|
-9|19.5|Mireille found a 1973 Peugeot PX-10 frame at a garage sale listing in Verdun for 180 CAD.|Where did I find the French race frame in January, and what did it cost?
+8|14|Thi demoed the first draft of the medication administration screen to the 6 Nord nurses.|Who showed the first version of the medication screen to the pilot nurses?
+9|19.5|Mireille found a 1973 Peugeot PX-10 frame at a garage sale listing in Verdun for 180 CAD.|Where did I find the Peugeot frame, and what did it cost?
 10|19.5|Thursday evening at the co-op: Gilles showed Mireille how to check frame alignment with a string.|
 13|10|Mireille's Genki I chapter 9 test with Aiko: 84%.|
 14|15|First wristband printing test: the linear barcode failed on 4 of 10 small wrists.|What went wrong in the first ID band print test?
-15|10|Francine asked for a monthly report on eMAR readiness starting in February.|
+15|10|Francine asked for a monthly report on eMAR readiness starting in February.|What did the head of nursing ask me for in mid-January?
 16|13|Night-shift nurses on 6 Nord said the medication screen font is too small on the workstation carts.|What complaint did the night nurses make about the new medication screen?
 17|18|Miso threw up twice and skipped dinner; booked Dr. Paquette for Monday.|
 21|9|Miso's bloodwork showed early kidney disease; creatinine 182.|What did the cat's blood test show in January?
 21|15|Maxime's first build went to production: a wound-care flowsheet row. Mireille bought him a coffee.|
-22|16|Super-user recruitment closed on 6 Nord: 24 volunteers from 58 nurses.|
+22|16|Super-user recruitment closed on 6 Nord: 24 volunteers from 58 nurses.|How many champions did the pilot floor recruit?
 23|12|Halcyon sent the scanner delivery date: late February.|
 27|11|Mireille and Sunita rode the snow bikes on the canal path in -18 degrees.|
-25|10|Laurence's report card came in: 91 in chemistry, struggling a bit in history.|
-28|14|Downtime drill on 6 Nord: nurses found the downtime PC printer out of toner.|What problem turned up during the practice outage drill?
+25|10|Laurence's report card came in: 91 in chemistry, struggling a bit in history.|How were my daughter's grades this winter?
+28|14|Downtime drill on 6 Nord: nurses found the downtime PC printer out of toner.|What problem turned up during the downtime drill?
 30|15|Dr. Bouchard agreed to the NEWS2 alert after seeing 30 days of override data.|
 31|17|Stephane approved the budget for six vendor at-the-elbow staff.|
 35|9.5|Vet recheck: Miso down to 5.4 kg; starting the renal diet.|
@@ -464,7 +466,7 @@ JOURNAL = r"""
 84|16|Pilot data on NEWS2: 64 alerts a day on 6 Nord at threshold 5, most overridden.|
 91|15|Go/no-go meeting: all green except one printer; decision is go.|
 98|7.6|6 Nord go-live day one: 07:30 switch, command centre open, 212 scanned doses by 19:00.|
-98|13|First red ticket at go-live: heparin infusion rate change would not co-sign; Thi fixed the rule in 40 minutes.|What was the first critical problem on launch day?
+98|13|First red ticket at go-live: heparin infusion rate change would not co-sign; Thi fixed the rule in 40 minutes.|What was the most serious problem on launch day?
 99|10|Day two of go-live: scanning rate 82%, mostly misses on the night shift.|
 104|9|Mireille finished the Peugeot: new Brooks saddle and the original Mafac brakes rebuilt.|
 106|20|Mireille and Benoit pushed the Japan trip to April 2027 because wave 3 lands in October.|
@@ -560,6 +562,10 @@ READING = [
     ("a post on Power BI row-level security", "filter by unit in the dataset, not the report"),
     ("the CNIA competencies framework", "informatics nurses should own workflow redesign"),
 ]
+SUPERUSER_TOPICS = ["went over the override reasons", "practised downtime back-entry", "shared tips for scanning IV bags",
+                    "collected questions from nights", "reviewed the week's red tickets", "planned coverage for the weekend",
+                    "walked through the new heparin screen", "talked about the NEWS2 banner colours",
+                    "short one, most were on the floor", "handed out the wave 2 schedule"]
 TICKET_AREAS = ["medication screen", "NEWS2 banner", "wristband printing", "scanner pairing", "flowsheets",
                 "insulin order set", "heparin protocol", "downtime report", "badge login", "Power BI dashboard",
                 "lab interface", "pump library"]
@@ -599,11 +605,11 @@ PLACES = r"""
 *|people|preferences|shun-french-first|Shun wants to do the French half of each exchange first, while he is fresh.|japanese||
 *|self|facts|benoit-family-gaspesie|Benoit's family is from Cap-Chat in the Gaspesie; summer holidays are usually spent there.|family||Where is my husband's family from?|
 *|home|facts|neighbour-emilie|Emilie upstairs has a spare key and feeds Miso when the family is away.|neighbours||Who has a spare key to our place?|
-*|people|preferences|karim-sample-message|Karim wants interface problems reported in writing with a sample HL7 message attached, not described over the phone.|interfaces||How should I bring a feed problem to Karim?|
+*|people|preferences|karim-sample-message|Karim wants interface problems reported in writing with a sample HL7 message attached, not described over the phone.|interfaces||How should I report an interface problem to Karim?|
 *|self|preferences|workshop-radio|In the workshop Mireille keeps the radio on ICI Musique classique while she works on bikes.|bikes||What do I put on in the background while fixing bikes?|
-*|family|preferences|laurence-no-photos|Laurence hates being photographed at her matches; no pictures of her on social media.|family|0.6|Can I post pictures from my daughter's games online?|
+*|family|preferences|laurence-no-photos|Laurence hates being photographed at her matches; no pictures of her on social media.|family|0.6|Can I post pictures from my daughter's matches online?|
 *|self|preferences|hot-wash-next-morning|Mireille prefers to debrief each go-live day with a written hot-wash the next morning, not the same evening.|golive||When do I like to review how a launch day went?|
-*|self|preferences|furigana-until-n3|Mireille wants furigana over every kanji in her graded readers until she reaches N3.|japanese||Do I want reading aids over the kanji in my books?|
+*|self|preferences|furigana-until-n3|Mireille wants furigana over every kanji in her graded readers until she reaches N3.|japanese||Do I want reading aids over the kanji in my graded readers?|
 *120-170|people|preferences|marc-andre-board|Marc-Andre wants super-user schedules posted on the unit whiteboard, not emailed.|pilot||How does the acting manager of the cardiology floor want the champion schedule shared?|
 *|home|facts|basement-workshop|The basement workshop has a Park Tool stand, a bench vise and a dehumidifier for the frames.|home||
 """
@@ -649,7 +655,7 @@ WEEKDAY = [
     (0.8, 1, 2, 9, 12, ["Reviewed {colleague}'s build for {buildtask} in TST.",
                         "Reviewed {colleague}'s change for {buildtask}; sent back a few comments.",
                         "Tested {buildtask} in TST with {colleague}.", "Signed off {colleague}'s work on {buildtask}."]),
-    (0.75, 1, 2, 12, 17, ["Worked on {buildtask}.", "Afternoon on {buildtask}.", "Made progress on {buildtask}.",
+    (0.7, 1, 2, 12, 17, ["Worked on {buildtask}.", "Afternoon on {buildtask}.", "Made progress on {buildtask}.",
                           "Wrote test scripts for {buildtask}."]),
     (0.6, 1, 1, 10, 16, ["Ticket queue: {ticketnote}.", "Checked the INF-EMAR queue: {ticketnote}."]),
     (0.3, 1, 1, 12, 13.3, ["Lunch with {colleague} at {place}; talked about {chat}.",
@@ -659,7 +665,7 @@ WEEKDAY = [
     (0.4, 1, 1, 13, 16.5, ["Unit rounds on {unit}: {rounds}.", "Walked {unit} with the super-users: {rounds}."]),
     (0.3, 1, 1, 11, 17, ["Mireille asked me to look up {lookup}.", "Looked up {lookup} for Mireille."]),
     (0.3, 1, 1, 19.5, 22.5, ["Evening: {evening}.", "{evening}."]),
-    (0.35, 1, 1, 9.5, 15, ["Answered {n} questions from {unit} in the Teams channel.",
+    (0.25, 1, 1, 9.5, 15, ["Answered {n} questions from {unit} in the Teams channel.",
                            "Sent {colleague} notes from the {unit} rounds.", "Updated the go-live risk log.",
                            "Prepared slides for the super-user huddle."]),
     (0.35, 1, 1, 6.5, 7.4, ["Anki: {N} reviews done before tea.", "Morning kanji reviews, {N} cards.",
@@ -667,9 +673,9 @@ WEEKDAY = [
 ]
 WEEKEND = [
     (0.95, 1, 1, 10, 19, ["Quiet weekend day; {weekend}.", "Weekend: {weekend}.", "Saturday-ish plans: {weekend}."]),
-    (0.4, 1, 1, 7, 9.5, ["Anki: {N} reviews done.", "Weekend kanji reviews, {N} cards."]),
+    (0.2, 1, 1, 7, 9.5, ["Anki: {N} reviews done.", "Weekend kanji reviews, {N} cards."]),
     (0.45, 1, 1, 13, 18, ["Workshop: {restore}.", "In the basement: {restore}."]),
-    (0.35, 1, 1, 17, 21, ["Reminded Mireille about {reminder}.", "Evening: {evening}."]),
+    (0.25, 1, 1, 17, 21, ["Reminded Mireille about {reminder}.", "Evening: {evening}."]),
 ]
 
 UNANSWERABLE = [
@@ -783,8 +789,12 @@ def build(b):
             b.add(None, d, "persona", hour=9 if d < 88 else 8, domain="japanese", facet="events",
                   key="lesson-aiko-%s" % iso_date(d),
                   value="Lesson with Aiko on %s: %s." % (fmt_date(d), rng.choice(LESSON_TOPICS)))
+    # weekly super-user huddle once training has started (Wednesdays)
+    for d in range(51, NDAYS, 7):
+        b.add(None, d, "persona", hour=11.5, domain="work", facet="events", key="superuser-huddle-%s" % iso_date(d),
+              value="Super-user huddle on %s: %s." % (fmt_date(d), rng.choice(SUPERUSER_TOPICS)))
     # workshop log entries (weekend persona events)
-    for i in range(30):
+    for i in range(26):
         d = b.rday(skew=1.0)
         while not is_weekend(d):
             d = b.rday(skew=1.0)
@@ -796,7 +806,7 @@ def build(b):
     n = 1000
     combos = [(c, i) for c in TICKET_AREAS for i in TICKET_ISSUES]
     rng.shuffle(combos)
-    days = sorted(b.rday(skew=0.8, weekday=True, lo=10) for _ in range(176))
+    days = sorted(b.rday(skew=0.8, weekday=True, lo=10) for _ in range(200))
     for d, (c, i) in zip(days, combos):
         n += rng.randint(4, 11)
         b.add(None, d, "persona", domain="projects", facet="events", key="inc-%d" % n,
