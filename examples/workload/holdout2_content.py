@@ -20,7 +20,7 @@ PEOPLE = r"""
 2|people|facts|maxime-joined|Maxime Roy joined the informatics team on 5 January as a junior analyst; he was a respiratory therapist at the Jewish General for six years.|team||What did the newest analyst on my team do before switching careers?|
 3|people|relationships|maxime-mentor|Mireille is Maxime's mentor for his first six months and meets him every Thursday.|mentoring|0.6|Who is the new hire's mentor?|
 *10-80|people|preferences|maxime-screenshots|Maxime learns best from annotated screenshots and short written steps rather than live demos.|learning||What's the best way to teach Maxime a new build task?|
-*20-120|people|facts|maxime-twins|Maxime and his wife Ines have twin boys, Theo and Jules, born last October.|family||How old are Maxime's kids?|
+*20-120|people|facts|maxime-twins|Maxime and his wife Ophelie have twin boys, Theo and Jules, born last October.|family||How old are Maxime's kids?|
 2|people|facts|karim-interfaces|Karim Benali is the interface analyst; he owns the Rhapsody engine and every HL7 feed in and out of Halcyon.|interfaces||Who do I go to when lab results stop flowing into the chart?|
 *0-60|people|preferences|karim-no-meetings-friday|Karim keeps Fridays meeting-free for interface testing and only answers urgent pages.|schedule||Which day should I avoid meetings with Karim?|
 *20-140|people|facts|karim-oud|Karim plays the oud in a small Andalusian music ensemble that rehearses in Parc-Extension.|music||What instrument does Karim play?|
@@ -114,7 +114,7 @@ DECISIONS = r"""
 60|projects|decisions|insulin-sliding-scale|Sliding-scale insulin orders are replaced by a basal-bolus order set built with the endocrinologists.|ordersets||What replaced the old insulin orders in the build?|
 *60-140|projects|decisions|session-timeout|Shared workstations lock after 5 minutes idle; a badge tap unlocks them.|access||
 *30-110|self|decisions|jlpt-december|Mireille decided to sit the JLPT N4 in December rather than July to have time to finish Genki II.|japanese|0.6|When am I taking the Japanese proficiency exam, and why then?|
-*30-120|self|decisions|buy-truing-stand|Mireille decided to buy her own Park Tool TS-2.2 truing stand instead of borrowing the co-op's.|bikes||What did I decide about the wheel-building stand?|
+*30-120|self|decisions|buy-truing-stand|Mireille decided to buy her own Park Tool TS-2.2 truing stand instead of borrowing the co-op's.|bikes||What did I decide about the truing stand?|
 *50-150|self|decisions|sell-motobecane|Mireille decided to sell the Motobecane Grand Record to make room and fund parts for the Peugeot.|bikes||Which bike did I decide to sell, and why?|
 """
 
@@ -149,13 +149,13 @@ PROCEDURES = r"""
 """
 
 EVENTS = r"""
-98|projects|events|golive-6nord|6 Nord went live on the eMAR and bedside scanning on Monday 13 April at 07:30; the first day had 212 scanned doses and no serious errors.|golive|0.9|How did the launch on the pilot unit go?|~6 Nord go-live day one
+98|projects|events|golive-6nord|6 Nord went live on the eMAR and bedside scanning on Monday 13 April at 07:30; the first day had 212 scanned doses and no serious errors.|golive|0.9||
 37|work|events|ice-storm|The 11 February ice storm cut power to pavilion C for six hours and the units ran on downtime forms all afternoon.|downtime|0.7|Which building lost power in the February freezing rain?|~pavilion C lost power at 12:40
 74|work|events|cabane-a-sucre|The informatics team went to the sugar shack at Cabane Chez Dany in Rigaud on 20 March.|team||Where did the team go for the spring outing?|
 142|work|events|cnia-poster|Mireille presented a poster on scanning compliance at the Canadian nursing informatics conference in Halifax on 27 May.|conference||What did I present at the conference in Nova Scotia?|
-154|projects|events|wave2-golive|Wave 2 went live on 8 June across four units; the short-stay unit struggled with its scanners on day one.|golive||Which unit had trouble during the second rollout?|~Short-stay unit scanners kept dropping
+154|projects|events|wave2-golive|Wave 2 went live on 8 June across four units; the short-stay unit struggled with its scanners on day one.|golive||Which unit struggled in the second rollout?|~Short-stay unit scanners kept dropping
 159|bikes|events|peugeot-best-in-show|Mireille's 1973 Peugeot PX-10 won best in show at the Velo Vintage Montreal swap meet on 13 June.|bikes|0.7|Did my restored French racer win anything?|~Best in show
-61|family|events|laurence-sherbrooke|Laurence's water polo team won bronze at the provincial tournament in Sherbrooke on 7-8 March.|family||How did my daughter's team do at the tournament in March?|
+61|family|events|laurence-sherbrooke|Laurence's water polo team won bronze at the provincial tournament in Sherbrooke on 7-8 March.|family||Did my daughter win a medal this spring?|
 132|family|events|annick-visit|Annick and Felix came down from Quebec City for the Victoria Day long weekend and went to the Biodome.|family||
 119|self|events|jlpt-mock|Mireille scored 118 out of 180 on an N4 mock exam on 4 May; listening was her weakest section.|japanese||How did my practice exam go?|
 21|work|events|maxime-first-build|Maxime's first build went to production on 26 January: a new wound-care flowsheet row.|mentoring||What was the first thing the new analyst built?|~Maxime's first build
@@ -166,7 +166,7 @@ EVENTS = r"""
 # --------------------------------------------------------------------------
 PAIRS = r"""
 2|projects|decisions|golive-16-march|The 6 Nord go-live is planned for Monday 16 March.|52|golive-13-april|The 6 Nord go-live moved to Monday 13 April because the scanner shipment was delayed four weeks.|golive|When is the first unit switching on the new system?
-2|people|facts|josee-runs-6nord|Josee Tremblay runs 6 Nord day to day and chairs its unit council.|120|marc-andre-interim|Marc-Andre Dube is interim nurse manager of 6 Nord while Josee is on preventive leave.|pilot|Who is in charge of the cardiology floor at the moment?
+2|people|facts|josee-runs-6nord|Josee Tremblay runs 6 Nord day to day and chairs its unit council.|120|marc-andre-interim|Marc-Andre Dube is interim nurse manager of 6 Nord while Josee is on preventive leave.|pilot|
 1|japanese|preferences|class-tuesday|Mireille's Japanese class is on Tuesday evenings at the Centre culturel japonais.|60|class-wednesday|Mireille's Japanese class moved to Wednesday at 18:00 and is now online.|japanese|When is my weekly Japanese lesson now?
 3|japanese|preferences|aiko-sunday-9|Lessons with Aiko are Sunday mornings at 9:00.|88|aiko-saturday-8|Lessons with Aiko moved to Saturday at 8:00 after Sendai's school term started.|japanese|What time is my session with my tutor?
 0|self|preferences|commute-metro|Mireille takes the orange line from Rosemont to the hospital.|100|commute-bike|Mireille rides her Raleigh commuter to work along the Rachel Street bike path now that the snow is gone.|commute|How do I get to the hospital these days?
@@ -189,10 +189,10 @@ PAIRS = r"""
 30|self|events|japan-october|The Japan trip (Kyoto and the Shimanami Kaido by bike) is planned for October 2026.|106|japan-spring-2027|The Japan trip is pushed to April 2027, for the cherry blossoms and because wave 3 lands in October.|travel|When am I going to Japan?
 6|bikes|preferences|coop-thursday|Mireille volunteers at the co-op La Chaine Rouge on Thursday evenings.|78|coop-saturday|Mireille volunteers at La Chaine Rouge on Saturday mornings now, because Thursdays clash with Maxime's mentoring prep.|bikes|When do I help out at the community bike workshop?
 14|work|preferences|cno-report-slides|The monthly report to Francine is a slide deck.|64|cno-report-one-page|The monthly report to Francine is now a one-page PDF dashboard, no slides.|reporting|What format does the head of nursing want for the monthly report?
-7|family|facts|huguette-biweekly|Mireille visits her mother in Trois-Rivieres every other Sunday.|150|huguette-weekly|Mireille goes to Trois-Rivieres every Sunday while her mother recovers from surgery.|family|How often do I go to see my mother these days?
+7|family|facts|huguette-biweekly|Mireille visits her mother in Trois-Rivieres every other Sunday.|150|huguette-weekly|Mireille goes to Trois-Rivieres every Sunday while her mother recovers from surgery.|family|How often am I going to Trois-Rivieres these days?
 14|work|procedures|compliance-weekly-email|Scan compliance numbers go out as a weekly email to nurse managers.|108|compliance-daily-board|Scan compliance numbers are shown daily on the unit huddle boards, straight from Power BI.|metrics|How do unit managers see their scanning numbers now?
 3|self|preferences|kanji-wanikani|Mireille learns kanji with WaniKani.|50|kanji-anki|Mireille dropped WaniKani and now learns kanji with her own Anki deck built from the Genki readings.|japanese|What do I use to learn kanji now?
-16|projects|decisions|wave2-may|Wave 2 is scheduled for the week of 18 May.|112|wave2-june|Wave 2 is rescheduled to 8 June to give 6 Nord's scanning rate time to stabilise.|waves|When does the second group of units go live?
+16|projects|decisions|wave2-may|Wave 2 is scheduled for the week of 18 May.|112|wave2-june|Wave 2 is rescheduled to 8 June to give 6 Nord's scanning rate time to stabilise.|waves|
 9|self|preferences|physio-monday|Knee physio is every second Monday at 17:00.|73|physio-friday|Knee physio moved to every second Friday at 7:30 before work.|health|When are my knee appointments?
 15|people|preferences|helene-email|Dr. Bouchard prefers email for alert questions.|96|helene-teams|Dr. Bouchard wants alert questions in the #alertes Teams channel so the pharmacists see them too.|alerts|Where should I send alert questions for the CMIO?
 """
@@ -205,8 +205,8 @@ FACTS = r"""
 0|self|mireille|job-title|Clinical Informatics Lead|
 130|self|mireille|job-title|Manager, Clinical Informatics|
 1|self|mireille|neighborhood|Rosemont|
-2|self|mireille|phone|Samsung Galaxy S22|
-76|self|mireille|phone|Google Pixel 9|Which phone am I using at the moment?
+2|self|mireille|phone|Motorola Edge 40|
+76|self|mireille|phone|Samsung Galaxy S25|Which phone am I using at the moment?
 3|self|mireille|oiiq-permit|permit 1912-4471|What's my nursing permit number?
 6|self|mireille|jlpt-level|N5|
 138|self|mireille|jlpt-level|N4 mock passed|
@@ -235,10 +235,9 @@ FACTS = r"""
 3|home|triplex|condo-fee|215 CAD a month|How much are our monthly co-ownership charges?
 *|home|triplex|insurance|Desjardins home policy|
 *|home|laurence|school|Ecole Pierre-Dupuy|
-0|work|6nord|scan-rate|not live|
 105|work|6nord|scan-rate|88%|
 119|work|6nord|scan-rate|93%|
-134|work|6nord|scan-rate|96.1%|What's the scan rate on the pilot unit?
+134|work|6nord|scan-rate|96.1%|
 0|work|emar|superusers-trained|0|
 42|work|emar|superusers-trained|38|
 84|work|emar|superusers-trained|61|
@@ -250,7 +249,7 @@ FACTS = r"""
 *|work|hospital|beds|412|How many beds does the hospital have?
 *|work|hospital|address|4800 boulevard Saint-Laurent, Montreal|
 98|work|emar|go-live-units|6 Nord|
-155|work|emar|go-live-units|6 Nord, 4 Sud, 5 Nord, 7 Est, short-stay unit|Which wards are on the eMAR now?
+155|work|emar|go-live-units|6 Nord, 4 Sud, 5 Nord, 7 Est, short-stay unit|
 0|work|emar|budget|3.4 M CAD|
 87|work|emar|budget|3.9 M CAD|What's the total budget for the medication record project?
 *|work|emar|wows-6nord|22|
@@ -260,7 +259,7 @@ FACTS = r"""
 *|work|alerts|bcma-override-rate|7%|
 *|work|pumps|drug-library-version|v14|
 102|work|pumps|drug-library-version|v15|
-147|work|pumps|drug-library-version|v16|Which drug library version is on the IV pumps?
+147|work|pumps|drug-library-version|v16|What drug list revision are the infusion pumps running?
 0|work|team|size|6|
 60|work|team|size|7|
 *|work|interfaces|count|43|
@@ -327,7 +326,7 @@ KV = r"""
 12|japanese-dictionary-app|Takoboto|Which app do I use to look up Japanese words?
 12|ime|Google Japanese input, romaji mode|
 13|workshop-stand|Park Tool PCS-10|
-14|saddle|Brooks B17 honey|What seat is on my restored Peugeot?
+14|saddle|Ideale 92 in black leather|What seat is on my restored Peugeot?
 15|tyre-pressure-commuter|70 psi front, 80 rear|How hard do I pump the commuter's tyres?
 16|strava|mireille.roule|
 17|side-project|a bilingual glossary of eMAR terms for new nurses|What's my personal work project on the side?
@@ -468,7 +467,7 @@ JOURNAL = r"""
 98|7.6|6 Nord go-live day one: 07:30 switch, command centre open, 212 scanned doses by 19:00.|
 98|13|First red ticket at go-live: heparin infusion rate change would not co-sign; Thi fixed the rule in 40 minutes.|What was the most serious problem on launch day?
 99|10|Day two of go-live: scanning rate 82%, mostly misses on the night shift.|
-104|9|Mireille finished the Peugeot: new Brooks saddle and the original Mafac brakes rebuilt.|
+104|9|Mireille finished the Peugeot: new Ideale saddle and the original Mafac brakes rebuilt.|
 106|20|Mireille and Benoit pushed the Japan trip to April 2027 because wave 3 lands in October.|
 109|15|Scanning rate reached 88% on 6 Nord after the night-shift refresher.|
 112|11|Steering committee moved wave 2 to 8 June.|
@@ -486,7 +485,7 @@ JOURNAL = r"""
 159|16|Best in show at Velo Vintage for the Peugeot; a collector offered 2,500 CAD, Mireille said no.|
 161|10|Olga and Mireille started planning wave 3 for the ICU, 3 Nord and oncology.|
 160|15|Bought a 1981 Miyata 912 frame at the swap meet leftovers sale; it is a mess but lugged.|Which bike did I pick up after the swap meet?
-168|11|Laurence started a summer job as a lifeguard at the Rosemont pool.|What is my daughter doing for work this summer?
+168|11|Laurence started a summer job as a lifeguard at the Rosemont pool.|What summer job did my daughter get?
 172|13|Maxime presented his first interface spec (the pharmacy dispensing cabinet feed) to the team.|
 176|10|Q3 planning: wave 3 readiness plus the insulin order set audit.|What's on my plate for the third quarter?
 178|15|Wave 2 units all above 90% scanning for the first time.|
@@ -682,7 +681,7 @@ UNANSWERABLE = [
     "What is Karim's shoe size?",
     "Which dentist do I go to?",
     "What is Stephane's wife's name?",
-    "How many grandchildren does Huguette have on Benoit's side?",
+    "What is Benoit's mother's name?",
     "What car does Thi drive?",
     "Which university did Gabriel go to?",
     "When is Maxime's birthday?",
@@ -699,13 +698,13 @@ UNANSWERABLE = [
     "How old is Raphael?",
     "What frame size is the Miyata?",
     "Which wheelset came on the Motobecane?",
-    "What grade did Laurence get in history?",
+    "What grade did Laurence get in math?",
     "Who won the co-op's bike polo night?",
     "What is Shun's research about?",
-    "How much did Aiko charge before her rate change?",
+    "How many students does Aiko teach?",
     "Which hotel did we book in Kyoto?",
-    "What did Mireille score on the listening section of the real JLPT?",
-    "What time does the ICU's go-live start in October?",
+    "What did I score on the listening part of the real JLPT?",
+    "On which date in October does the ICU go live?",
     "Who is the nurse manager of 7 Est?",
     "What was discussed at the board of directors meeting in March?",
     "What is Trevor's phone number?",
@@ -716,7 +715,8 @@ EXTRA_QUESTIONS = [
     ("fact", "What is my job title now?", ["f:self:mireille:job-title:2", "~promotion to Manager, Clinical Informatics"]),
     ("event", "What happened with the old French tourer I listed for sale?", ["~Sold the Motobecane"]),
     ("updated", "When was the second rollout wave finally scheduled?", ["p:wave2-june", "~Steering committee moved wave 2"]),
-    ("updated", "Who covers the 6 Nord manager's job while she is off?", ["p:marc-andre-interim", "~Marc-Andre Dube is interim"]),
+    ("updated", "Who is in charge of the cardiology floor at the moment?", ["p:marc-andre-interim", "~Marc-Andre Dube is interim"]),
+    ("fact", "What's the scan rate on the pilot unit?", ["f:work:6nord:scan-rate:3", "~6 Nord hit 96% scanning"]),
     ("fact", "How many wards are running the eMAR at this point?", ["f:work:emar:go-live-units:2"]),
 ]
 
