@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Deterministic generator for the agent-memory benchmark workloads.
 
-Builds two independent workloads (dev, holdout) from hand-written content in
-dev_content.py and holdout_content.py and writes dev.json / holdout.json next
-to this script.  Standard library only.  Run:  python3 gen.py
+Builds three independent workloads (dev, holdout, holdout2) from hand-written
+content in dev_content.py, holdout_content.py and holdout2_content.py and
+writes dev.json / holdout.json / holdout2.json next to this script.  Standard library only.  Run:  python3 gen.py
 """
 import datetime
 import json
@@ -302,7 +302,7 @@ what which who whom whose when where why how i me my we our us you your he she i
 they them their his her this that these those with from by about as into any can could
 should would will shall may might must have has had not no yes than then there here
 so if but up out over again more most some such only own same too very just get got
-dana niamh s t""".split())
+dana niamh mireille s t""".split())
 
 
 def words(s):
@@ -445,8 +445,10 @@ def validate(ws, report=True):
 def main():
     import dev_content
     import holdout_content
+    import holdout2_content
     all_err = []
-    for mod, name, seed in ((dev_content, "dev", 20260105), (holdout_content, "holdout", 19840611)):
+    for mod, name, seed in ((dev_content, "dev", 20260105), (holdout_content, "holdout", 19840611),
+                            (holdout2_content, "holdout2", 20260706)):
         b = Builder(name, seed)
         mod.build(b)
         ws = b.build()
