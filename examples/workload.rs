@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use memstr::index::{Embedder, Reranker};
+use memstr::index::Embedder;
 use memstr::{
     Identity, ManualClock, MemoryPath, MemoryState, MemoryStore, PersonaInput, PersonaQuery, SearchQuery, StoreOptions,
 };
@@ -91,32 +91,6 @@ async fn write(store: &MemoryStore, m: &Value) -> memstr::Result<String> {
 
 /// Asks question `q` (top 3, no access counted) under `weights`; returns the hits and the
 /// paths of the memories that answer it.
-fn plain(f: &memstr::Found) -> String {
-    let human = |k: &str| k.replace(['-', ':', '_'], " ");
-    match f {
-        memstr::Found::Memory(m) => format!("{}: {}", human(&m.key), m.value),
-        memstr::Found::Journal(j) => j.content.clone(),
-        memstr::Found::Persona(p) => format!("{}: {}", human(&p.key), p.value),
-        _ => f.text(),
-    }
-}
-
-static RERANKER: std::sync::OnceLock<Option<(memstr::index::OnnxReranker, usize, f32)>> = std::sync::OnceLock::new();
-
-fn reranker() -> &'static Option<(memstr::index::OnnxReranker, usize, f32)> {
-    RERANKER.get_or_init(|| {
-        let dir = std::env::var_os("MEMSTR_RERANK_DIR")?;
-        let n = std::env::var("RERANK_N").ok().and_then(|v| v.parse().ok()).unwrap_or(20);
-        let mix = std::env::var("RERANK_MIX").ok().and_then(|v| v.parse().ok()).unwrap_or(1.0);
-        Some((
-            memstr::index::OnnxReranker::load(&memstr::index::default_runtime(), std::path::Path::new(&dir), "ce")
-                .expect("reranker"),
-            n,
-            mix,
-        ))
-    })
-}
-
 async fn ask<'a>(
     store: &MemoryStore,
     q: &Value,
@@ -126,22 +100,7 @@ async fn ask<'a>(
     let mut sq = SearchQuery::new(str_of(q, "question")).limit(DEEP);
     sq.strengthen = false;
     sq.weights = Some(weights.clone());
-    let mut hits = store.search(sq.clone()).await?;
-    if let Some((rr, n, mix)) = reranker() {
-        let n = (*n).min(hits.len());
-        let texts: Vec<String> = hits[..n].iter().map(|h| plain(&h.found)).collect();
-        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let scores = rr.score(str_of(q, "question"), &refs)?;
-        let mut head: Vec<(f32, memstr::SearchHit)> = hits
-            .drain(..n)
-            .zip(scores)
-            .enumerate()
-            .map(|(i, (h, s))| (s * mix - (1.0 - mix) * i as f32, h))
-            .collect();
-        head.sort_by(|a, b| b.0.total_cmp(&a.0));
-        let rest = std::mem::take(&mut hits);
-        hits = head.into_iter().map(|(_, h)| h).chain(rest).collect();
-    }
+    let hits = store.search(sq).await?;
     let answers = q["answers"]
         .as_array()
         .expect("answers")

@@ -210,11 +210,10 @@ async fn decay_ranks_a_forgotten_memory_below_a_fresh_one_and_never_hides_it() {
         .await
         .unwrap();
     // Other memories, so that the query's words are rare enough to count (IDF).
-    for (i, text) in ["The standup is at 9:30", "Tom prefers written feedback", "Deploys happen on Thursdays"]
-        .iter()
-        .enumerate()
+    for (i, text) in
+        ["The standup is at 9:30", "Tom prefers written feedback", "Deploys happen on Thursdays"].iter().enumerate()
     {
-        store.persona_remember(PersonaInput::new("work", "facts", &format!("note-{i}"), *text)).await.unwrap();
+        store.persona_remember(PersonaInput::new("work", "facts", &format!("note-{i}"), text)).await.unwrap();
     }
     let later = T0 + 150.0 * DAY;
     clock.set(later);

@@ -41,15 +41,7 @@ pub fn embedder(no_vectors: bool) -> Option<std::sync::Arc<dyn memstr::index::Em
     if no_vectors {
         return None;
     }
-    let loaded = match std::env::var_os("MEMSTR_MODEL_DIR") {
-        Some(dir) => {
-            let dir = std::path::PathBuf::from(dir);
-            let id = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-            memstr::index::OnnxEmbedder::load(&memstr::index::default_runtime(), &dir, &id)
-        }
-        None => memstr::index::OnnxEmbedder::from_cache(),
-    };
-    match loaded {
+    match memstr::index::OnnxEmbedder::from_cache() {
         Ok(e) => Some(std::sync::Arc::new(e)),
         Err(e) => {
             eprintln!("vectors off: {e}");

@@ -28,7 +28,7 @@ fn model_err(what: impl std::fmt::Display) -> Error {
 /// dropped), so every embedder shares the first, and it is never dropped.
 static ENVIRONMENT: Mutex<Option<(std::path::PathBuf, ort::environment::Environment)>> = Mutex::new(None);
 
-pub(super) fn environment(runtime: &Path) -> Result<ort::environment::Environment> {
+fn environment(runtime: &Path) -> Result<ort::environment::Environment> {
     let mut slot = ENVIRONMENT.lock().map_err(|_| model_err("ONNX Runtime environment lock poisoned"))?;
     let path = std::fs::canonicalize(runtime).unwrap_or_else(|_| runtime.to_path_buf());
     if let Some((loaded, env)) = slot.as_ref() {
@@ -62,8 +62,6 @@ pub struct OnnxEmbedder {
     output: String,
     model_id: String,
     dims: usize,
-    cls: bool,
-    query_prefix: String,
 }
 
 impl std::fmt::Debug for OnnxEmbedder {
@@ -114,14 +112,6 @@ impl OnnxEmbedder {
             .or_else(|| session.outputs().first())
             .map(|o| o.name().to_string())
             .ok_or_else(|| model_err("the model has no outputs"))?;
-        // How the model wants to be run, beside it in the cache (written by the installer):
-        // pooling and the query instruction of asymmetric models.
-        let profile: serde_json::Value = std::fs::read_to_string(model_dir.join("memstr-model.json"))
-            .ok()
-            .and_then(|s| serde_json::from_str(&s).ok())
-            .unwrap_or_default();
-        let cls = profile["pooling"].as_str() == Some("cls");
-        let query_prefix = profile["query_prefix"].as_str().unwrap_or("").to_string();
         let mut me = OnnxEmbedder {
             _env: env,
             session: Mutex::new(session),
@@ -130,8 +120,6 @@ impl OnnxEmbedder {
             output,
             model_id: model_id.to_string(),
             dims: 0,
-            cls,
-            query_prefix,
         };
         me.dims = me.embed(&["dimension probe"])?[0].len();
         Ok(me)
@@ -145,14 +133,6 @@ impl Embedder for OnnxEmbedder {
 
     fn dims(&self) -> usize {
         self.dims
-    }
-
-    fn embed_query(&self, text: &str) -> Result<Vec<f32>> {
-        if self.query_prefix.is_empty() {
-            return Ok(self.embed(&[text])?.pop().unwrap_or_default());
-        }
-        let q = format!("{}{text}", self.query_prefix);
-        Ok(self.embed(&[&q])?.pop().unwrap_or_default())
     }
 
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
@@ -185,8 +165,7 @@ impl Embedder for OnnxEmbedder {
         for i in 0..b {
             let mut v = vec![0f32; h];
             let mut n = 0f32;
-            let tokens = if self.cls { 0..1 } else { 0..t };
-            for j in tokens.filter(|&j| mask[[i, j]] != 0) {
+            for j in (0..t).filter(|&j| mask[[i, j]] != 0) {
                 n += 1.0;
                 for (acc, x) in v.iter_mut().zip(&data[(i * t + j) * h..(i * t + j + 1) * h]) {
                     *acc += x;

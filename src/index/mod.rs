@@ -6,8 +6,6 @@ use crate::error::Result;
 
 #[cfg(feature = "onnx")]
 mod embed;
-#[cfg(feature = "onnx")]
-mod rerank;
 #[cfg(feature = "vectors")]
 pub mod hnsw;
 #[cfg(feature = "vectors")]
@@ -15,8 +13,6 @@ pub mod vectors;
 
 #[cfg(feature = "onnx")]
 pub use embed::OnnxEmbedder;
-#[cfg(feature = "onnx")]
-pub use rerank::{OnnxReranker, Reranker};
 
 /// The default model's name (also the directory it is installed in).
 pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2-int8";

@@ -80,39 +80,38 @@ impl MemoryStore {
         // The cutoff is applied before hits are counted as accesses: a weak hit is not a use.
         let min_strength = query.min_strength.unwrap_or_else(|| search::min_strength(query_vec.is_some()));
         let graph = if weights.graph > 0.0 && weights.graph_seeds > 0 { Some(self.graph().await?) } else { None };
-        self
-            .read(move |conn, inner| {
-                let now = inner.clock.now();
-                // Cosines come from the index's int8 points, in memory: reading candidates'
-                // f32 vectors from SQLite cost more than the rest of a search at 100k.
+        self.read(move |conn, inner| {
+            let now = inner.clock.now();
+            // Cosines come from the index's int8 points, in memory: reading candidates'
+            // f32 vectors from SQLite cost more than the rest of a search at 100k.
+            #[cfg(feature = "vectors")]
+            let index = match (&inner.vectors, &query_vec) {
+                (Some(state), Some(qv)) => Some((
+                    state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?,
+                    crate::index::vectors::quantize(qv),
+                )),
+                _ => None,
+            };
+            let cosine_of = |rid: i64| -> Option<f64> {
                 #[cfg(feature = "vectors")]
-                let index = match (&inner.vectors, &query_vec) {
-                    (Some(state), Some(qv)) => Some((
-                        state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?,
-                        crate::index::vectors::quantize(qv),
-                    )),
-                    _ => None,
-                };
-                let cosine_of = |rid: i64| -> Option<f64> {
-                    #[cfg(feature = "vectors")]
-                    if let Some((index, q)) = &index {
-                        return index.cosine_of(rid, q).map(f64::from);
-                    }
-                    let _ = rid;
-                    None
-                };
-                let ctx = Ctx { inner, graph: graph.as_deref(), now, cosine_of: &cosine_of };
-                let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
-                // Every candidate, so a promoted fact moved down makes room for the next.
-                let mut hits = fuse(cands, &weights, usize::MAX, min_strength);
-                super::consolidate::promoted_below_evidence(&mut hits, &query.text);
-                if weights.collapse_repeats {
-                    crate::search::hybrid::collapse_repeats(&mut hits);
+                if let Some((index, q)) = &index {
+                    return index.cosine_of(rid, q).map(f64::from);
                 }
-                hits.truncate(limit);
-                Ok(hits)
-            })
-            .await
+                let _ = rid;
+                None
+            };
+            let ctx = Ctx { inner, graph: graph.as_deref(), now, cosine_of: &cosine_of };
+            let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
+            // Every candidate, so a promoted fact moved down makes room for the next.
+            let mut hits = fuse(cands, &weights, usize::MAX, min_strength);
+            super::consolidate::promoted_below_evidence(&mut hits, &query.text);
+            if weights.collapse_repeats {
+                crate::search::hybrid::collapse_repeats(&mut hits);
+            }
+            hits.truncate(limit);
+            Ok(hits)
+        })
+        .await
     }
 
     /// The query's vector and the records nearest it `(rid, cosine)`, when vectors are on.
