@@ -49,9 +49,10 @@ pub struct SearchQuery {
     pub weights: Option<Weights>,
     /// Count each persona hit as an access (the testing effect). On with [`SearchQuery::new`].
     pub strengthen: bool,
-    /// Let a strong cue bring back memories that are asleep (archived, forgotten,
-    /// dissolved), marked [`SearchHit::revived`]. On with [`SearchQuery::new`]; off in
-    /// `persona_search`, which keeps the published client's rule.
+    /// Let memories that are asleep come back, marked [`SearchHit::revived`]: forgotten and
+    /// dissolved persona memories as ordinary candidates (ranked on their own, low,
+    /// lifecycle values), archived ones on a strong cue. On with [`SearchQuery::new`]; off
+    /// in `persona_search`, which keeps the published client's rule.
     pub revive: bool,
     /// Hits weaker than this [`SearchHit::strength`] are dropped. `None`: the calibrated
     /// cutoff ([`min_strength`]); `Some(0.0)`: every hit, however weak (benchmarks).

@@ -26,8 +26,10 @@ impl MemoryStore {
     /// [`crate::search::hybrid`]). At most [`crate::SEARCH_EMBED_BUDGET`] records
     /// waiting for a vector are embedded first (newest first); the others are found by
     /// their words until [`MemoryStore::embed_pending`] reaches them. A search signs
-    /// nothing itself (accesses wait for their batch). Forgotten and dissolved persona memories are left out unless `states` asks
-    /// for them.
+    /// nothing itself (accesses wait for their batch). Forgotten and dissolved persona
+    /// memories rank on their own (low) lifecycle values and come back marked `revived`;
+    /// archived records only on a strong cue (docs/lifecycle.md, section 0). A second pass
+    /// follows the names the best hits mention ([`crate::search::bridge`]).
     ///
     /// Retrieval strengthens memory (the testing effect): persona memories returned count
     /// an access, recorded locally and signed in batches ([`MemoryStore::flush_accesses`]),
@@ -38,6 +40,10 @@ impl MemoryStore {
         let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;
         // The second hop fuses two rankings: each must reach past the page asked for.
         let depth = if bridged { limit.max(BRIDGE_DEPTH) } else { limit };
+        // A bounded share of what is pending, signing nothing, once per search (not per
+        // pass): the rest is found by its words until `embed_pending` reaches it.
+        #[cfg(feature = "vectors")]
+        self.embed_for_search().await?;
         let mut hits = self.ranked(&query, &weights, depth).await?;
         if bridged {
             let names = search::bridge::names(&query.text, &hits, weights.bridge_seeds);
@@ -118,9 +124,6 @@ impl MemoryStore {
     async fn vector_candidates(&self, text: &str, pool: usize) -> Result<Option<(Vec<f32>, Vec<(i64, f64)>)>> {
         #[cfg(feature = "vectors")]
         if let Some(state) = self.inner.vectors.clone() {
-            // A bounded share of what is pending, signing nothing: the rest is found by its
-            // words until `embed_pending` reaches it.
-            self.embed_for_search().await?;
             let text = text.to_string();
             return tokio::task::spawn_blocking(move || {
                 let q = state.embedder.embed_query(&text)?;
@@ -617,8 +620,8 @@ fn candidates(
                 Some(search::round3((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln()));
             values[index_of("confidence")] = Some(search::round3(p.confidence));
             if revived && archived && w.revived_neutral {
-                // A strong cue brought it back: its decayed lifecycle values say why it was
-                // asleep, not how well it answers; rank it on its match.
+                // A strong cue brought it back from the archive; ranked on its match, as if
+                // fresh, when asked for.
                 values[index_of("relevance")] = Some(1.0);
                 values[index_of("activation")] = Some(0.0);
             }

@@ -366,8 +366,8 @@ impl Out {
                 memstr::Found::Persona(_) => "persona",
                 _ => "other",
             };
-            // A memory a strong cue brought back from the archive or from being forgotten
-            // says so: the agent should know it was asleep.
+            // A memory brought back from the archive or from being forgotten says so: the
+            // agent should know it was asleep.
             let mark = if h.revived { " [revived]" } else { "" };
             println!("{:.4}\t{kind}{mark}\t{}\t{}", h.score, time(h.found.time()), h.found.text());
             if explain {
