@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::{Found, SearchHit, STOP_WORDS};
+use super::{Found, SearchHit, Signal, STOP_WORDS};
 
 /// Smoothing constant of the fusion of the two passes: small, as both lists are short and
 /// their heads are what counts.
@@ -42,19 +42,30 @@ pub fn names(query: &str, hits: &[SearchHit], seeds: usize) -> Vec<String> {
 
 /// Fuses the first pass's ranking with the second's, weighted `share`: reciprocal ranks,
 /// `1 / (K + rank)` and `share / (K + rank)`. Each hit keeps the fields of the pass it came
-/// from first; its `score` becomes the fused score.
+/// from first; its `score` becomes the fused score, and a `bridge` signal (value: the
+/// fused score; rank: its place in the second pass) holds the difference, so the signals
+/// still add up to the score.
 pub fn fuse(first: Vec<SearchHit>, second: Vec<SearchHit>, share: f64) -> Vec<SearchHit> {
     let mut score: HashMap<String, f64> = HashMap::new();
+    let mut second_rank: HashMap<String, usize> = HashMap::new();
     for (r, h) in first.iter().enumerate() {
         *score.entry(h.path.clone()).or_default() += 1.0 / (K + r as f64);
     }
     for (r, h) in second.iter().enumerate() {
         *score.entry(h.path.clone()).or_default() += share / (K + r as f64);
+        second_rank.insert(h.path.clone(), r + 1);
     }
     let mut seen = HashSet::new();
     let mut all: Vec<SearchHit> = first.into_iter().chain(second).filter(|h| seen.insert(h.path.clone())).collect();
     for h in &mut all {
-        h.score = score[&h.path];
+        let fused = score[&h.path];
+        h.signals.push(Signal {
+            name: "bridge",
+            value: fused,
+            rank: second_rank.get(&h.path).copied(),
+            contribution: fused - h.score,
+        });
+        h.score = fused;
     }
     // Stable: equal scores keep the first pass's order.
     all.sort_by(|a, b| b.score.total_cmp(&a.score));
@@ -98,5 +109,9 @@ mod tests {
         let order: Vec<String> =
             fuse(vec![hit("a", ""), hit("b", "")], vec![hit("b", "")], 1.0).into_iter().map(|h| h.path).collect();
         assert_eq!(order, ["b", "a"]);
+        for h in fuse(vec![hit("a", ""), hit("b", "")], vec![hit("b", "")], 1.0) {
+            let sum: f64 = h.signals.iter().map(|s| s.contribution).sum();
+            assert!((sum - h.score).abs() < 1e-12, "the signals add up to the score: {h:?}");
+        }
     }
 }
