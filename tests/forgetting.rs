@@ -177,7 +177,7 @@ async fn a_strong_cue_revives_a_forgotten_or_archived_memory_and_signs_nothing()
     store.flush_accesses().await.unwrap();
     let events = store.stats().await.unwrap().events;
 
-    // A weak cue (an unrelated question) does not bring it back ...
+    // An unrelated question does not bring it back (below the strength cutoff) ...
     assert!(found(&store, "which database did we pick").await.iter().all(|p| !p.contains("marco")));
     // ... a strong one does, marked, and its access revives it.
     let hits = store.search(SearchQuery::new("When is Marco's birthday?").limit(3)).await.unwrap();
