@@ -268,6 +268,21 @@ async fn main() -> memstr::Result<()> {
                     "state": answers.iter().map(|a| state_of.get(*a).cloned().unwrap_or_default()).collect::<Vec<_>>(),
                     "top": hits.iter().take(3).map(|h| h.found.text()).collect::<Vec<_>>(),
                 }));
+                if args.iter().any(|a| a == "--explain") {
+                    // Each signal as name:rank, for the answer and the hits above it.
+                    let line = |h: &memstr::search::SearchHit| {
+                        h.signals
+                            .iter()
+                            .map(|s| format!("{}:{}", s.name, s.rank.map_or("-".into(), |r| r.to_string())))
+                            .collect::<Vec<_>>()
+                            .join(" ")
+                    };
+                    let last = misses.last_mut().expect("just pushed");
+                    last["signals"] = json!({
+                        "answer": rank.map(|r| line(&hits[r])),
+                        "top": hits.iter().take(3).map(line).collect::<Vec<_>>(),
+                    });
+                }
             }
         }
         let mut grid_out = Vec::new();
