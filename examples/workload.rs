@@ -212,6 +212,9 @@ async fn main() -> memstr::Result<()> {
     for m in memories {
         clock.set(m["at"].as_f64().expect("at"));
         let path = write(&store, m).await?;
+        // The automatic cycle a write starts runs in the background; had it run on while
+        // the clock moves on, what it archives would differ from run to run.
+        store.settle().await;
         where_is.insert(str_of(m, "id").to_string(), path);
     }
     // What `memstr mcp`'s background embedding (or `memstr index`) does between writes.

@@ -1146,6 +1146,21 @@ async fn consolidation_runs_by_itself_every_n_writes() {
 }
 
 #[tokio::test]
+async fn settle_waits_for_the_background_cycle() {
+    let dir = tempfile::tempdir().unwrap();
+    prepare_recurring_journal(dir.path()).await;
+    let mut life = quiet();
+    life.consolidate_every = 1;
+    let (store, _) = open_with(dir.path(), T0 + 20.0 * DAY, life, None).await;
+    // Settling with no cycle running returns at once.
+    store.settle().await;
+    store.remember("shell", "fish").await.unwrap();
+    // No polling: once settled, the cycle the write started has finished.
+    store.settle().await;
+    assert_eq!(promoted(&store).await.len(), 1, "settle returned before the automatic cycle ended");
+}
+
+#[tokio::test]
 async fn no_automatic_consolidation_when_turned_off() {
     let dir = tempfile::tempdir().unwrap();
     prepare_recurring_journal(dir.path()).await;

@@ -164,13 +164,6 @@ pub struct Weights {
     /// 0) rather than its own. Off: on the dev workload its own values ranked as well or
     /// better once decayed memories stopped being hidden (docs/benchmarks.md).
     pub revived_neutral: bool,
-    /// Share of its score a near-repeat of a better-placed hit loses, times their overlap
-    /// ([`crate::search::diversity`]). 0 turns it off.
-    pub diversity: f64,
-    /// Overlap (share of the shorter text's content words) from which a hit is a repeat.
-    pub repeat_overlap: f64,
-    /// Experimental.
-    pub bridge_bm25: bool,
 }
 
 impl Default for Weights {
@@ -201,9 +194,6 @@ impl Default for Weights {
             bridge: 0.3,
             bridge_seeds: 3,
             revived_neutral: false,
-            diversity: 0.0,
-            repeat_overlap: 0.6,
-            bridge_bm25: false,
         }
     }
 }

@@ -278,6 +278,16 @@ impl MemoryStore {
         self.consolidate_locked(one_at_a_time).await
     }
 
+    /// Waits until no consolidation cycle is running: the automatic one started by the
+    /// `consolidate_every`-th write runs in the background, and what it archives or promotes
+    /// depends on when it reads the store. Returns at once when none runs. A benchmark or a
+    /// test that must see the same store on every run settles after each write;
+    /// [`MemoryStore::close`] settles first, so a cycle is never cut off by the process
+    /// ending.
+    pub async fn settle(&self) {
+        drop(self.inner.consolidation.lock().await);
+    }
+
     /// A cycle, for the holder of the consolidation lock.
     async fn consolidate_locked(&self, _lock: tokio::sync::OwnedMutexGuard<()>) -> Result<ConsolidationReport> {
         let writes_at_start = self.inner.writes_since_consolidation.load(Ordering::SeqCst);

@@ -46,17 +46,7 @@ impl MemoryStore {
         self.embed_for_search().await?;
         let mut hits = self.ranked(&query, &weights, depth).await?;
         if bridged {
-            let mut names = search::bridge::names(&query.text, &hits, weights.bridge_seeds);
-            if weights.bridge_bm25 {
-                let bm = |h: &SearchHit| h.signals.iter().find(|s| s.name == "bm25").map_or(0.0, |s| s.value);
-                if let Some(best) = hits.iter().max_by(|a, b| bm(a).total_cmp(&bm(b))) {
-                    for n in search::bridge::names(&query.text, std::slice::from_ref(best), 1) {
-                        if !names.contains(&n) {
-                            names.push(n);
-                        }
-                    }
-                }
-            }
+            let names = search::bridge::names(&query.text, &hits, weights.bridge_seeds);
             if !names.is_empty() {
                 let mut second = query.clone();
                 second.text = format!("{} {}", query.text, names.join(" "));

@@ -169,10 +169,12 @@ impl MemoryStore {
         .await
     }
 
-    /// Signs the pending accesses when a batch is due ([`MemoryStore::flush_accesses_if_due`])
-    /// and saves the vector index; call before dropping the last handle (nothing is lost
+    /// Lets a running consolidation cycle finish ([`MemoryStore::settle`]), signs the
+    /// pending accesses when a batch is due ([`MemoryStore::flush_accesses_if_due`]) and
+    /// saves the vector index; call before dropping the last handle (nothing is lost
     /// without it, but the next open has more to catch up on).
     pub async fn close(self) -> Result<()> {
+        self.settle().await;
         self.flush_accesses_if_due().await?;
         #[cfg(feature = "vectors")]
         if let Some(v) = self.inner.vectors.clone().filter(|_| !self.inner.read_only) {
