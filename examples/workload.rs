@@ -30,11 +30,11 @@ use serde_json::{json, Value};
 mod support;
 
 const DAY: f64 = 86_400.0;
-/// Days after the workload's start at which questions are asked: right after the load
-/// (183 days of memories), then a month, two and three months later with nothing new.
 /// How deep the searches go: found@3 is the score; found@10 and found@30 say whether a
 /// miss was among the candidates at all (what a better ordering could still win).
 const DEEP: usize = 30;
+/// Days after the workload's start at which questions are asked: right after the load
+/// (183 days of memories), then a month, two and three months later with nothing new.
 const CHECKPOINTS: [f64; 4] = [183.0, 220.0, 251.0, 282.0];
 
 #[derive(Default)]
@@ -91,6 +91,11 @@ async fn write(store: &MemoryStore, m: &Value) -> memstr::Result<String> {
 
 /// Asks question `q` (top 3, no access counted) under `weights`; returns the hits and the
 /// paths of the memories that answer it.
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs.get(xs.len() / 2).copied().unwrap_or(0.0)
+}
+
 async fn ask<'a>(
     store: &MemoryStore,
     q: &Value,
@@ -245,12 +250,17 @@ async fn main() -> memstr::Result<()> {
             state_of.insert(format!("sense-memory/persona/{}", m.address()), format!("{}{arch}", st.as_str()));
         }
         let mut misses = Vec::new();
+        // Milliseconds per search, and how many searches took the second hop.
+        let (mut took, mut bridged) = (Vec::new(), 0usize);
         let mut unanswerable_hits = 0usize;
         let (mut deep10, mut deep30) = (0usize, 0usize);
         let mut unanswerable = 0usize;
         for q in questions {
             let kind = str_of(q, "type").to_string();
+            let asked_at = std::time::Instant::now();
             let (hits, answers) = ask(&store, q, &weights, &where_is).await?;
+            took.push(asked_at.elapsed().as_secs_f64() * 1000.0);
+            bridged += usize::from(hits.iter().any(|h| h.signals.iter().any(|s| s.name == "bridge")));
             if kind == "unanswerable" {
                 unanswerable += 1;
                 unanswerable_hits += usize::from(!hits.is_empty());
@@ -289,6 +299,24 @@ async fn main() -> memstr::Result<()> {
             }
         }
         let mut grid_out = Vec::new();
+        let mut timing = None;
+        if day == days[0] {
+            // What the second hop costs: the same searches once more without it.
+            let mut single = weights.clone();
+            single.bridge = 0.0;
+            let mut one_pass = Vec::new();
+            for q in questions {
+                let asked_at = std::time::Instant::now();
+                ask(&store, q, &single, &where_is).await?;
+                one_pass.push(asked_at.elapsed().as_secs_f64() * 1000.0);
+            }
+            timing = Some(format!(
+                "  search: median {:.1} ms with the second hop (taken by {bridged} of {} searches), {:.1} ms without",
+                median(&mut took),
+                took.len(),
+                median(&mut one_pass)
+            ));
+        }
         for (label, w) in &variants {
             let mut t = Tally::default();
             for q in questions.iter().filter(|q| str_of(q, "type") != "unanswerable") {
@@ -317,6 +345,9 @@ async fn main() -> memstr::Result<()> {
                 deep10 as f64 / all.asked as f64,
                 deep30 as f64 / all.asked as f64
             );
+            if let Some(t) = &timing {
+                println!("{t}");
+            }
             for (k, t) in &by_type {
                 println!("  {k:<12} {:.3} ({}/{})", t.share(), t.found, t.asked);
             }
