@@ -164,8 +164,6 @@ pub struct Weights {
     /// 0) rather than its own. Off: on the dev workload its own values ranked as well or
     /// better once decayed memories stopped being hidden (docs/benchmarks.md).
     pub revived_neutral: bool,
-    /// Experimental.
-    pub theme_idf: bool,
 }
 
 impl Default for Weights {
@@ -196,7 +194,6 @@ impl Default for Weights {
             bridge: 0.3,
             bridge_seeds: 3,
             revived_neutral: false,
-            theme_idf: false,
         }
     }
 }

@@ -282,21 +282,6 @@ pub fn theme_score(terms: &[String], m: &PersonaMemory) -> (f64, bool) {
     (score, direct)
 }
 
-/// [`theme_score`] with each word weighted by `weight` (its IDF).
-pub fn weighted_theme_score(terms: &[String], m: &PersonaMemory, weight: impl Fn(&str) -> f64) -> f64 {
-    let key = tokenize(&m.key);
-    let themes: Vec<String> = m.themes.iter().flat_map(|t| tokenize(t)).collect();
-    let value = tokenize(&m.value);
-    let mut score = 0.0;
-    for t in terms {
-        let parts = KEY_WEIGHT * f64::from(u8::from(key.contains(t)))
-            + THEME_WEIGHT * f64::from(u8::from(themes.contains(t)))
-            + VALUE_WEIGHT * f64::from(u8::from(value.contains(t)));
-        score += parts * weight(t);
-    }
-    score
-}
-
 /// Scores a candidate at `now`; `None` when it must not appear (seed 003: forgotten and
 /// dissolved memories never do, fading ones only when the key or a theme matches).
 pub fn score_persona(terms: &[String], m: PersonaMemory, now: f64) -> Option<PersonaHit> {

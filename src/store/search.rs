@@ -300,11 +300,10 @@ fn coverage(
     inner: &super::Inner,
     terms: &[String],
     rids: &BTreeMap<i64, Row>,
-) -> Result<(BTreeMap<i64, f64>, std::collections::HashMap<String, f64>)> {
+) -> Result<BTreeMap<i64, f64>> {
     let mut out: BTreeMap<i64, f64> = BTreeMap::new();
-    let mut idfs = std::collections::HashMap::new();
     if terms.is_empty() || rids.is_empty() {
-        return Ok((out, idfs));
+        return Ok(out);
     }
     let docs = doc_count(conn, inner)? as f64;
     let mut stmt = conn.prepare_cached("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1")?;
@@ -326,7 +325,6 @@ fn coverage(
         let n = docs.max(df as f64);
         let idf = (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln();
         total += idf;
-        idfs.insert(t.clone(), idf);
         for rid in holders {
             *out.entry(rid).or_default() += idf;
         }
@@ -336,7 +334,7 @@ fn coverage(
             *v /= total;
         }
     }
-    Ok((out, idfs))
+    Ok(out)
 }
 
 /// [`crate::search::SearchHit::strength`]: the larger of the cosine (when there is one)
@@ -528,7 +526,7 @@ fn candidates(
         journal_times[lo..].iter().take_while(|(t, _)| *t <= ts + w.episode_window).map(|(_, m)| *m).fold(0.0, f64::max)
     };
 
-    let (covered, idfs) = coverage(conn, ctx.inner, &searched, &rows)?;
+    let covered = coverage(conn, ctx.inner, &searched, &rows)?;
     let terms = search::query_terms(&q.text);
     let best_match = match_of.values().copied().fold(0.0f64, f64::max);
     let cue_terms = search::content_terms(&q.text);
@@ -613,11 +611,7 @@ fn candidates(
             if !wanted {
                 continue;
             }
-            let theme = if w.theme_idf {
-                search::weighted_theme_score(&terms, p, |t| idfs.get(t).copied().unwrap_or(0.0))
-            } else {
-                search::theme_score(&terms, p).0
-            };
+            let (theme, _) = search::theme_score(&terms, p);
             values[index_of("theme")] = (theme > 0.0).then_some(theme);
             // Rank fusion would treat a millisecond of decay as a difference: round first.
             values[index_of("relevance")] = Some(search::round3(relevance));
