@@ -11,10 +11,15 @@
 //!
 //! Prints found@3 per question type at each checkpoint (a question is found when one of
 //! its answers is among the first three hits of `search`), and how many memories were
-//! archived, forgotten and deleted. Questions are asked without counting accesses
+//! archived, forgotten and deleted, and at the first checkpoint the median search time with
+//! and without the second hop. `--misses` lists each missed question with its answer's rank
+//! and lifecycle state; `--explain` adds every signal's rank for the answer and the hits above
+//! it. The load settles after each write (`MemoryStore::settle`), so every run prints the same
+//! figures. Questions are asked without counting accesses
 //! (`strengthen = false`), so a later checkpoint is not helped by an earlier one.
 //! The data (examples/workload/) was written by a helper that had not read memstr's code,
-//! and committed before anything was tuned on it; tune on `dev`, report `holdout`.
+//! and committed before anything was tuned on it; tune on `dev`, report `holdout` and
+//! `holdout2` (written after the tuning; nobody has read its questions).
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -89,13 +94,13 @@ async fn write(store: &MemoryStore, m: &Value) -> memstr::Result<String> {
     })
 }
 
-/// Asks question `q` (top 3, no access counted) under `weights`; returns the hits and the
-/// paths of the memories that answer it.
 fn median(xs: &mut [f64]) -> f64 {
     xs.sort_by(f64::total_cmp);
     xs.get(xs.len() / 2).copied().unwrap_or(0.0)
 }
 
+/// Asks question `q` ([`DEEP`] results, no access counted) under `weights`; returns the hits and the
+/// paths of the memories that answer it.
 async fn ask<'a>(
     store: &MemoryStore,
     q: &Value,
@@ -178,7 +183,7 @@ async fn main() -> memstr::Result<()> {
     }
     let Some(file) = file else {
         eprintln!(
-            "usage: workload FILE [--no-vectors] [--json] [--misses] [--set NAME=VALUE] [--grid NAME=V1,V2] [--variant 'A=1;B=2']"
+            "usage: workload FILE [--no-vectors] [--json] [--misses [--explain]] [--days 183,282] [--set NAME=VALUE] [--grid NAME=V1,V2] [--variant 'A=1;B=2']"
         );
         std::process::exit(2);
     };
