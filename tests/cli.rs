@@ -61,21 +61,10 @@ impl Run {
     }
 }
 
-/// The binary, with a clean environment: no inherited `MEMSTR_*`, no terminal on stdin,
-/// and HOME / XDG_DATA_HOME pointed into `sandbox` so a store can never land in the
-/// developer's real data directory even if `--dir` were ignored.
+/// [`support::bare`], its output captured.
 fn bare(sandbox: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_memstr"));
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("MEMSTR_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("HOME", sandbox.join("home"))
-        .env("XDG_DATA_HOME", sandbox.join("xdg"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut c = support::bare(sandbox);
+    c.stdout(Stdio::piped()).stderr(Stdio::piped());
     c
 }
 

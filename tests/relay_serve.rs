@@ -8,24 +8,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+mod support;
+
 /// A public test key; never a real one.
 const SECRET_HEX: &str = "5c0c523f52a5b6fad39ed2403092df8cebc36318b39383bca6c00808626fab3a";
 /// Another valid key (the scalar 3).
 const OTHER_HEX: &str = "0000000000000000000000000000000000000000000000000000000000000003";
 
-/// The binary with no inherited `MEMSTR_*`, HOME and the cache inside `sandbox` (no model:
-/// these tests are about the relay).
+/// [`support::bare`] with the cache inside `sandbox` too (no model: these tests are about
+/// the relay).
 fn bare(sandbox: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_memstr"));
-    for (k, _) in std::env::vars_os() {
-        if k.to_string_lossy().starts_with("MEMSTR_") {
-            c.env_remove(k);
-        }
-    }
-    c.env("HOME", sandbox.join("home"))
-        .env("XDG_DATA_HOME", sandbox.join("xdg"))
-        .env("MEMSTR_CACHE_DIR", sandbox.join("cache"))
-        .stdin(Stdio::null());
+    let mut c = support::bare(sandbox);
+    c.env("MEMSTR_CACHE_DIR", sandbox.join("cache"));
     c
 }
 

@@ -213,7 +213,8 @@ fn content_words(text: &str) -> Vec<String> {
 }
 
 /// "likes" and "like", "lives" and "lived" to one form; short words and numbers as they are.
-fn fold(w: &str) -> String {
+/// Consolidation folds journal words with it too, so both compare words alike.
+pub(crate) fn fold(w: &str) -> String {
     if w.len() <= 3 || is_number(w) {
         return w.to_string();
     }

@@ -16,7 +16,7 @@ use super::lifecycle::{live_state, load_edges, meta_get, meta_set, prune, save_e
 use super::persona::save_with;
 use super::{Inner, MemoryStore};
 use crate::error::Result;
-use crate::lifecycle::gate::lexical_similarity;
+use crate::lifecycle::gate::{fold, lexical_similarity};
 use crate::lifecycle::graph::{self, EdgeKind, StoredEdge};
 use crate::model::{JournalEntry, PersonaMemory};
 use crate::search;
@@ -102,22 +102,6 @@ fn slug(text: &str) -> String {
     } else {
         s.chars().take(80).collect()
     }
-}
-
-/// "walked" and "walks" to "walk" (the same crude folding as
-/// [`lexical_similarity`]); short words as they are.
-fn fold(w: &str) -> String {
-    if w.len() <= 3 {
-        return w.to_string();
-    }
-    for suffix in ["ing", "ed", "es", "s", "e"] {
-        if let Some(stem) = w.strip_suffix(suffix) {
-            if stem.len() >= 3 {
-                return stem.to_string();
-            }
-        }
-    }
-    w.to_string()
 }
 
 /// Distinct content words of `text` (no stop words, numbers or single letters), folded,

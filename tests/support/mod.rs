@@ -48,6 +48,20 @@ pub async fn open_compatible_at(dir: &Path, now: f64) -> (MemoryStore, Arc<Manua
     (store, clock)
 }
 
+/// The binary with a clean environment: no inherited `MEMSTR_*`, no terminal on stdin,
+/// and HOME / XDG_DATA_HOME pointed into `sandbox`, so a store can never land in the
+/// developer's real data directory.
+pub fn bare(sandbox: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_memstr"));
+    for (k, _) in std::env::vars_os() {
+        if k.to_string_lossy().starts_with("MEMSTR_") {
+            c.env_remove(k);
+        }
+    }
+    c.env("HOME", sandbox.join("home")).env("XDG_DATA_HOME", sandbox.join("xdg")).stdin(Stdio::null());
+    c
+}
+
 /// The `memstr` binary, isolated from the caller's environment, with the test key.
 pub fn memstr(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_memstr"));
