@@ -210,12 +210,17 @@ pub(crate) fn is_sealed(bytes: &[u8]) -> bool {
     bytes.starts_with(SEAL_MAGIC)
 }
 
+/// Re-saves the vector index beside a store, sealed with the first key (or plain) as
+/// sealed with the second (or plain): the index module's part of a migration, handed in so
+/// this module stays below the index.
+pub(crate) type Reseal<'a> = &'a dyn Fn(Option<&IndexKey>, Option<&IndexKey>);
+
 /// Migrates the closed store at `db` to encrypted (`encrypt`) or plain, keeping every row:
 /// `sqlcipher_export` into a new file beside it, which then replaces the database in one
 /// rename; the vector index is re-saved sealed or plain first. Returns false when the
 /// store already was as asked (only the marker is brought in line).
 #[cfg(feature = "encryption")]
-pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool) -> Result<bool> {
+pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool, reseal_index: Reseal<'_>) -> Result<bool> {
     use rusqlite::{Connection, OpenFlags};
     let problem = |problem| Error::Encryption { path: db.into(), problem };
     let io = |source| Error::Io { path: db.into(), source };
@@ -282,7 +287,7 @@ pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool) -> Result<b
     conn.pragma_update(Some("migrated"), "user_version", version).map_err(Error::db(db))?;
     // The device id is bound to the database file (store/mod.rs): the new file takes the
     // old one's place, so it keeps the id.
-    if let (Some(old), Some(new)) = (crate::store::file_identity(db), crate::store::file_identity(&tmp)) {
+    if let (Some(old), Some(new)) = (crate::disk::file_identity(db), crate::disk::file_identity(&tmp)) {
         conn.execute(
             "UPDATE migrated.meta SET value = ?1 WHERE name = 'device_file' AND value = ?2",
             [new.as_str(), old.as_str()],
@@ -292,17 +297,8 @@ pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool) -> Result<b
     conn.execute_batch("DETACH DATABASE migrated").map_err(Error::db(db))?;
     // The vector index first: if this stops half way the index is a cache, rebuilt from
     // the database on the next open.
-    #[cfg(feature = "vectors")]
-    {
-        let dir = crate::index::vectors::VectorIndex::dir_for(db);
-        if dir.exists() {
-            let (from, to) = if encrypt { (None, Some(&keys.index)) } else { (Some(&keys.index), None) };
-            if let Err(e) = crate::index::vectors::VectorIndex::reseal(&dir, from, to) {
-                tracing::warn!("vector index not re-saved ({e}); it is rebuilt on the next open");
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-        }
-    }
+    let (from, to) = if encrypt { (None, Some(&keys.index)) } else { (Some(&keys.index), None) };
+    reseal_index(from, to);
     conn.close().map_err(|(_, e)| dbe(e))?;
     std::fs::File::open(&tmp).and_then(|f| f.sync_all()).map_err(tmp_io)?;
     for suffix in ["-wal", "-shm"] {
@@ -321,6 +317,6 @@ pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool) -> Result<b
 }
 
 #[cfg(not(feature = "encryption"))]
-pub(crate) fn migrate(db: &Path, _identity: &Identity, _encrypt: bool) -> Result<bool> {
+pub(crate) fn migrate(db: &Path, _identity: &Identity, _encrypt: bool, _reseal_index: Reseal<'_>) -> Result<bool> {
     Err(Error::Encryption { path: db.into(), problem: EncryptionProblem::FeatureMissing })
 }

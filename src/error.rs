@@ -118,6 +118,20 @@ impl fmt::Debug for Error {
     }
 }
 
+impl From<tokio::task::JoinError> for Error {
+    fn from(e: tokio::task::JoinError) -> Self {
+        // A panic in a store task: its transaction rolled back; the store stays usable.
+        Error::Task(e.to_string())
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(source: rusqlite::Error) -> Self {
+        // Paths are attached where the connection is known; this covers the rest.
+        Error::Database { path: PathBuf::new(), source }
+    }
+}
+
 impl Error {
     pub(crate) fn db(path: &std::path::Path) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
         move |source| Error::Database { path: path.to_path_buf(), source }

@@ -28,8 +28,10 @@
 pub use nostr;
 
 pub mod at_rest;
+pub mod clock;
 pub mod codec;
 pub mod disk;
+mod engine;
 mod error;
 pub mod identity;
 pub mod index;
@@ -46,14 +48,17 @@ pub mod search;
 mod store;
 #[cfg(feature = "sync")]
 pub mod sync;
+pub mod text;
 
-pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
+pub use clock::{Clock, ManualClock, SystemClock};
 #[cfg(feature = "sync")]
-pub use store::RelayInfo;
-pub use store::{
-    address_of, Clock, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, ImportReport, Ingested,
-    LifecycleOptions, ManualClock, MemoryStore, Outcome, PersonaInput, PersonaQuery, PersonaStats, PruneReport,
-    Resolved, StoreOptions, StoreStats, SystemClock, FUTURE_SLACK,
-};
+pub use engine::books::RelayInfo;
+pub use engine::{address_of, ImportReport, Outcome, Resolved, StoreStats, FUTURE_SLACK};
 #[cfg(feature = "vectors")]
-pub use store::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
+pub use index::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
+pub use lifecycle::{
+    ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, Ingested, LifecycleOptions, PersonaStats, PruneReport,
+};
+pub use model::{PersonaInput, PersonaQuery};
+pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
+pub use store::{MemoryStore, StoreOptions};

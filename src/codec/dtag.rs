@@ -71,14 +71,31 @@ pub(crate) const PLAIN_PATH_SQL: &str = "EXISTS (SELECT 1 FROM json_each(e.json,
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum RecordKind {
+    /// A flat key-value memory (`sense-memory/{key}`).
     Kv,
+    /// A journal entry (`sense-journal/{ts}`, or a kind-4 note).
     Journal,
+    /// A persona memory (`sense-memory/persona/{domain}/{facet}/{key}`).
     Persona,
+    /// A published embedding (`sense-memory/embed/{key}`).
     Embed,
+    /// An introspection report (`sense-memory/introspection/{ts}`).
     Introspection,
 }
 
 impl RecordKind {
+    /// Every kind.
+    pub const ALL: [RecordKind; 5] =
+        [RecordKind::Kv, RecordKind::Journal, RecordKind::Persona, RecordKind::Embed, RecordKind::Introspection];
+
+    /// The kind stored under `name` ([`RecordKind::as_str`]).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// Kinds that are memories (the rest are derived from them).
+    pub const MEMORIES: [RecordKind; 3] = [RecordKind::Kv, RecordKind::Journal, RecordKind::Persona];
+
     /// The name stored in the database.
     pub fn as_str(self) -> &'static str {
         match self {

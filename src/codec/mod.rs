@@ -20,3 +20,13 @@ pub const KIND_APP_DATA: u16 = 30078;
 pub const KIND_DELETION: u16 = 5;
 /// Kind 4: the design document's journal note to self.
 pub const KIND_DM: u16 = 4;
+
+/// f32 little-endian bytes, as vectors are stored in SQLite.
+pub fn to_blob(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// The reverse of [`to_blob`].
+pub fn from_blob(b: &[u8]) -> Vec<f32> {
+    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}

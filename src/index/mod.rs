@@ -9,10 +9,25 @@ mod embed;
 #[cfg(feature = "vectors")]
 pub mod hnsw;
 #[cfg(feature = "vectors")]
+pub(crate) mod pipeline;
+#[cfg(feature = "vectors")]
+mod state;
+#[cfg(feature = "vectors")]
 pub mod vectors;
 
 #[cfg(feature = "onnx")]
 pub use embed::OnnxEmbedder;
+#[cfg(feature = "vectors")]
+pub use pipeline::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
+#[cfg(feature = "vectors")]
+pub(crate) use state::VectorState;
+
+/// Stands for the embedding pipeline in a build without vectors: there never is one.
+#[cfg(not(feature = "vectors"))]
+pub(crate) enum VectorState {}
+
+/// A store's embedding pipeline, when semantic search is on.
+pub(crate) type Vectors = Option<std::sync::Arc<VectorState>>;
 
 /// The default model's name (also the directory it is installed in).
 pub const DEFAULT_MODEL: &str = "all-minilm-l6-v2-int8";
@@ -53,12 +68,10 @@ pub fn default_model_dir() -> PathBuf {
     cache_dir().join("models").join(DEFAULT_MODEL)
 }
 
-/// f32 little-endian bytes, as vectors are stored in SQLite.
-pub fn to_blob(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|x| x.to_le_bytes()).collect()
-}
+pub use crate::codec::{from_blob, to_blob};
 
-/// The reverse of [`to_blob`].
-pub fn from_blob(b: &[u8]) -> Vec<f32> {
-    b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+/// Dot product of two vectors (their cosine, for unit vectors), in f64.
+#[cfg_attr(not(feature = "vectors"), allow(dead_code))]
+pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| (x * y) as f64).sum()
 }

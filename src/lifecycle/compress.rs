@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::model::{MemoryState, PersonaMemory};
-use crate::search::STOP_WORDS;
+use crate::text::STOP_WORDS;
 
 /// The budget when [`CompressOptions::max_tokens`] is left at its default (seed 003's target).
 pub const DEFAULT_MAX_TOKENS: usize = 500;

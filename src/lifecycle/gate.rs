@@ -15,7 +15,7 @@
 //! history stay). When the new value adds no content word the old one lacks, there is nothing
 //! to rewrite and it reinforces instead.
 
-use crate::search::{tokenize, STOP_WORDS};
+use crate::text::{fold, is_number, tokenize, STOP_WORDS};
 
 mod contradiction;
 pub use contradiction::contradiction;
@@ -210,26 +210,6 @@ fn content_words(text: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// "likes" and "like", "lives" and "lived" to one form; short words and numbers as they are.
-/// Consolidation folds journal words with it too, so both compare words alike.
-pub(crate) fn fold(w: &str) -> String {
-    if w.len() <= 3 || is_number(w) {
-        return w.to_string();
-    }
-    for suffix in ["ing", "ed", "es", "s", "e"] {
-        if let Some(stem) = w.strip_suffix(suffix) {
-            if stem.len() >= 3 {
-                return stem.to_string();
-            }
-        }
-    }
-    w.to_string()
-}
-
-fn is_number(w: &str) -> bool {
-    w.chars().all(|c| c.is_ascii_digit())
 }
 
 fn set_cosine(a: &[String], b: &[String]) -> f64 {

@@ -105,7 +105,7 @@ pub use consolidate::{decay_and_prune, strengthen, upsert, CYCLE_DECAY, MAX_STRE
 
 use crate::codec::RecordKind;
 use crate::model::PersonaMemory;
-use crate::search::{tokenize, STOP_WORDS};
+use crate::text::{tokenize, STOP_WORDS};
 
 const SECONDS_PER_DAY: f64 = 86_400.0;
 

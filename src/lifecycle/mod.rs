@@ -1,13 +1,84 @@
 //! How memory behaves over time: decay policies, the knowledge graph, novelty gating,
 //! introspection, compression and consolidation. See docs/lifecycle.md.
 //!
-//! The modules here are pure: they take memories and return decisions or text, and the
-//! store applies them.
+//! `decay`, `gate`, `graph`, `introspect` and `compress` are pure: they take memories and
+//! return decisions or text. `runtime` is the lifecycle's handle on a store (its policy,
+//! settings, graph cache and cycle state); `persona`, `review` and `cycle` apply the pure
+//! parts to the store through the engine.
 
 pub mod compress;
+pub(crate) mod cycle;
 pub mod decay;
 pub mod gate;
 pub mod graph;
 pub mod introspect;
+mod options;
+pub(crate) mod persona;
+pub(crate) mod review;
+pub(crate) mod runtime;
 
+use std::sync::{Arc, Weak};
+
+use rusqlite::Transaction;
+
+pub use cycle::ConsolidationReport;
 pub use decay::{policy_by_name, DecayPolicy, Fsrs6, Halflife, Rating, FSRS6_DEFAULT_PARAMS, SUPERSEDED_SPEEDUP};
+pub use options::{Dissolve, LifecycleOptions};
+pub use persona::{FactVersion, PersonaStats, PruneReport};
+pub use review::{GraphNeighbour, Ingested};
+
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::index::Vectors;
+use runtime::Lifecycle;
+
+/// The handles lifecycle work needs when it spans transactions: the engine, the
+/// lifecycle's own state, and the embedding pipeline (similarities, the gate's vectors).
+#[derive(Clone)]
+pub(crate) struct Parts {
+    pub engine: Arc<Engine>,
+    pub life: Arc<Lifecycle>,
+    pub vectors: Vectors,
+}
+
+/// [`Parts`] that do not keep a store alive (background timers).
+pub(crate) struct WeakParts {
+    engine: Weak<Engine>,
+    life: Weak<Lifecycle>,
+    vectors: Option<Weak<crate::index::VectorState>>,
+}
+
+impl Parts {
+    pub(crate) fn downgrade(&self) -> WeakParts {
+        WeakParts {
+            engine: Arc::downgrade(&self.engine),
+            life: Arc::downgrade(&self.life),
+            vectors: self.vectors.as_ref().map(Arc::downgrade),
+        }
+    }
+
+    /// A memory write: one transaction, counted toward the next automatic consolidation
+    /// when it changed events.
+    pub(crate) async fn write<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction, &Engine, &Lifecycle) -> Result<T> + Send + 'static,
+    {
+        let life = self.life.clone();
+        let (out, changed) = self.engine.write_tracked(move |tx, engine| f(tx, engine, &life)).await?;
+        if changed {
+            cycle::note_write(self);
+        }
+        Ok(out)
+    }
+}
+
+impl WeakParts {
+    pub(crate) fn upgrade(&self) -> Option<Parts> {
+        let vectors = match &self.vectors {
+            Some(v) => Some(v.upgrade()?),
+            None => None,
+        };
+        Some(Parts { engine: self.engine.upgrade()?, life: self.life.upgrade()?, vectors })
+    }
+}

@@ -3,12 +3,14 @@
 //! The rules are those of the published sense-memory 0.3.1 client, so that
 //! every memory memstr writes is one that client accepts, and the reverse.
 
+mod input;
 mod introspection;
 mod memory;
 pub mod merge;
 mod persona;
 mod validate;
 
+pub use input::{PersonaInput, PersonaQuery};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
 pub use persona::{
@@ -25,3 +27,8 @@ pub const DEFAULT_DOMAINS: [&str; 5] = ["self", "people", "projects", "world", "
 
 /// The default persona facets of sense-memory v2 (others are allowed).
 pub const DEFAULT_FACETS: [&str; 5] = ["facts", "beliefs", "decisions", "procedures", "emotions"];
+
+/// `x` rounded to three decimals: scores that differ by less are one rank.
+pub(crate) fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}

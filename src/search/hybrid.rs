@@ -20,11 +20,11 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub(crate) fn column(self) -> &'static str {
+    pub(crate) fn column(self) -> crate::codec::RecordKind {
         match self {
-            Kind::Memory => "kv",
-            Kind::Journal => "journal",
-            Kind::Persona => "persona",
+            Kind::Memory => crate::codec::RecordKind::Kv,
+            Kind::Journal => crate::codec::RecordKind::Journal,
+            Kind::Persona => crate::codec::RecordKind::Persona,
         }
     }
 }
@@ -272,7 +272,7 @@ pub struct SearchHit {
 pub(crate) struct Candidate {
     pub path: String,
     pub found: Found,
-    pub values: [Option<f64>; SIGNALS.len()],
+    pub values: Values,
     /// See [`SearchHit::revived`].
     pub revived: bool,
     /// See [`SearchHit::strength`].
@@ -281,37 +281,94 @@ pub(crate) struct Candidate {
     pub coverage: f64,
 }
 
-/// Signal names, in the order of [`Candidate::values`].
-pub(crate) const SIGNALS: [&str; 12] = [
-    "matching",
-    "vector",
-    "bm25",
-    "theme",
-    "relevance",
-    "recency",
-    "activation",
-    "confidence",
-    "episode",
-    "time",
-    "intent",
-    "graph",
-];
+/// The ranking signals. Each indexes its own value in [`Values`] and its own weight in
+/// [`Weights`]: no signal is looked up by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SignalKind {
+    Matching,
+    Vector,
+    Bm25,
+    Theme,
+    Relevance,
+    Recency,
+    Activation,
+    Confidence,
+    Episode,
+    Time,
+    Intent,
+    Graph,
+}
 
-fn weight_of(w: &Weights, i: usize) -> f64 {
-    [
-        w.matching,
-        w.vector,
-        w.bm25,
-        w.theme,
-        w.relevance,
-        w.recency,
-        w.activation,
-        w.confidence,
-        w.episode,
-        w.time,
-        w.intent,
-        w.graph,
-    ][i]
+impl SignalKind {
+    /// Every signal, in the order of [`Values`].
+    pub(crate) const ALL: [SignalKind; 12] = [
+        SignalKind::Matching,
+        SignalKind::Vector,
+        SignalKind::Bm25,
+        SignalKind::Theme,
+        SignalKind::Relevance,
+        SignalKind::Recency,
+        SignalKind::Activation,
+        SignalKind::Confidence,
+        SignalKind::Episode,
+        SignalKind::Time,
+        SignalKind::Intent,
+        SignalKind::Graph,
+    ];
+
+    /// The name explanations and `--explain` show.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SignalKind::Matching => "matching",
+            SignalKind::Vector => "vector",
+            SignalKind::Bm25 => "bm25",
+            SignalKind::Theme => "theme",
+            SignalKind::Relevance => "relevance",
+            SignalKind::Recency => "recency",
+            SignalKind::Activation => "activation",
+            SignalKind::Confidence => "confidence",
+            SignalKind::Episode => "episode",
+            SignalKind::Time => "time",
+            SignalKind::Intent => "intent",
+            SignalKind::Graph => "graph",
+        }
+    }
+
+    /// Its weight in `w`.
+    pub(crate) fn weight(self, w: &Weights) -> f64 {
+        match self {
+            SignalKind::Matching => w.matching,
+            SignalKind::Vector => w.vector,
+            SignalKind::Bm25 => w.bm25,
+            SignalKind::Theme => w.theme,
+            SignalKind::Relevance => w.relevance,
+            SignalKind::Recency => w.recency,
+            SignalKind::Activation => w.activation,
+            SignalKind::Confidence => w.confidence,
+            SignalKind::Episode => w.episode,
+            SignalKind::Time => w.time,
+            SignalKind::Intent => w.intent,
+            SignalKind::Graph => w.graph,
+        }
+    }
+}
+
+/// A candidate's raw signal values, one slot per [`SignalKind`] (`None`: the signal says
+/// nothing about it).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Values([Option<f64>; SignalKind::ALL.len()]);
+
+impl std::ops::Index<SignalKind> for Values {
+    type Output = Option<f64>;
+    fn index(&self, s: SignalKind) -> &Option<f64> {
+        &self.0[s as usize]
+    }
+}
+
+impl std::ops::IndexMut<SignalKind> for Values {
+    fn index_mut(&mut self, s: SignalKind) -> &mut Option<f64> {
+        &mut self.0[s as usize]
+    }
 }
 
 /// Keeps the best-ranked hit of each text (case and spacing aside), in order.
@@ -330,9 +387,9 @@ pub(crate) fn collapse_repeats(hits: &mut Vec<SearchHit>) {
 pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_strength: f64) -> Vec<SearchHit> {
     let n = cands.len();
     let k = w.k.unwrap_or_else(|| (n as f64 / 10.0).clamp(10.0, 60.0));
-    let mut ranks: Vec<[Option<usize>; SIGNALS.len()]> = vec![[None; SIGNALS.len()]; n];
-    for (s, _) in SIGNALS.iter().enumerate() {
-        if weight_of(w, s) == 0.0 {
+    let mut ranks: Vec<[Option<usize>; SignalKind::ALL.len()]> = vec![[None; SignalKind::ALL.len()]; n];
+    for s in SignalKind::ALL {
+        if s.weight(w) == 0.0 {
             continue;
         }
         let mut scored: Vec<(usize, f64)> =
@@ -350,7 +407,7 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
                 rank = pos + 1;
                 prev = Some(*v);
             }
-            ranks[*i][s] = Some(rank);
+            ranks[*i][s as usize] = Some(rank);
         }
     }
     let mut hits: Vec<SearchHit> = cands
@@ -359,11 +416,12 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
         .map(|(c, r)| {
             let mut signals = Vec::new();
             let mut score = 0.0;
-            for s in 0..SIGNALS.len() {
+            for s in SignalKind::ALL {
                 if let Some(v) = c.values[s] {
-                    let contribution = r[s].map_or(0.0, |rank| weight_of(w, s) / (k + rank as f64));
+                    let rank = r[s as usize];
+                    let contribution = rank.map_or(0.0, |rank| s.weight(w) / (k + rank as f64));
                     score += contribution;
-                    signals.push(Signal { name: SIGNALS[s], value: v, rank: r[s], contribution });
+                    signals.push(Signal { name: s.name(), value: v, rank, contribution });
                 }
             }
             SearchHit {

@@ -1,45 +1,33 @@
-//! The persona reviewing itself: gated writes, introspection, compression.
+//! Search and the lifecycle through the facade: searching, gated writes, introspection,
+//! compression, consolidation, pins, keyed facts, the graph, and the ways out of memory.
 
-use std::collections::BTreeMap;
-
-use super::lifecycle::live_state;
-use super::persona::{load_all, push_unique, query, record_access, save_with, PersonaInput};
 use super::MemoryStore;
-use super::PersonaQuery;
+use crate::engine::refs::{self, address_of, Resolved};
 use crate::error::Result;
-use crate::lifecycle::compress::{compress_detailed, CompressOptions, Compressed};
-use crate::lifecycle::gate::{decide, lexical_similarity, GateCandidate, GateDecision};
-use crate::lifecycle::introspect::{introspect, IntrospectOptions};
-use crate::model::{IntrospectionReport, MemoryState, PersonaMemory};
-use crate::search::dot as cosine;
-
-/// What [`MemoryStore::persona_ingest`] did.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Ingested {
-    /// The gate's decision (seed 001's prediction error gating).
-    pub decision: GateDecision,
-    /// The address (`domain/facet/key`) of the memory that now holds the content.
-    pub address: String,
-    /// The event id of the last write.
-    pub event_id: String,
-}
-
-/// Seed 000's salience of a new memory, when the caller gave none:
-/// `0.4 × novelty + 0.3 × importance + 0.2 × specificity` (+ 0.1 × extremity, not measured
-/// here), where novelty is 1 minus the similarity of the closest existing memory and
-/// specificity the share of content words, up to 12.
-fn with_salience(mut input: PersonaInput, best_similarity: f64) -> PersonaInput {
-    if input.salience.is_none() {
-        let novelty = (1.0 - best_similarity).clamp(0.0, 1.0);
-        let specificity = (crate::search::content_terms(&input.value).len() as f64 / 12.0).min(1.0);
-        let importance = input.importance.unwrap_or(0.0);
-        let salience = 0.4 * novelty + 0.3 * importance + 0.2 * specificity;
-        input.salience = Some(crate::search::round3(salience));
-    }
-    input
-}
+use crate::lifecycle::compress::{CompressOptions, Compressed};
+use crate::lifecycle::{
+    cycle, persona, review, ConsolidationReport, FactVersion, GraphNeighbour, Ingested, PruneReport,
+};
+use crate::model::{validate_taxonomy, validate_value, IntrospectionReport, PersonaInput};
+use crate::search::{SearchHit, SearchQuery};
 
 impl MemoryStore {
+    /// Searches persona memories, flat memories and journal entries together (see
+    /// [`crate::search::hybrid`]). At most [`crate::SEARCH_EMBED_BUDGET`] records
+    /// waiting for a vector are embedded first (newest first); the others are found by
+    /// their words until [`MemoryStore::embed_pending`] reaches them. A search signs
+    /// nothing itself (accesses wait for their batch). Forgotten and dissolved persona
+    /// memories rank on their own (low) lifecycle values and come back marked `revived`;
+    /// archived records only on a strong cue (docs/lifecycle.md, section 0). A second pass
+    /// follows the names the best hits mention ([`crate::search::bridge`]).
+    ///
+    /// Retrieval strengthens memory (the testing effect): persona memories returned count
+    /// an access, recorded locally and signed in batches ([`MemoryStore::flush_accesses`]),
+    /// so searching never floods relays. `SearchQuery::strengthen = false` turns it off.
+    pub async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
+        crate::search::run::search(&self.parts(), &self.search, query).await
+    }
+
     /// Stores a persona memory through the novelty gate: the new value is compared with
     /// the memories of the same domain and facet (cosine of embeddings when vectors are
     /// on, word overlap otherwise) and the gate decides ([`crate::lifecycle::gate`]):
@@ -59,121 +47,7 @@ impl MemoryStore {
     /// ([`MemoryStore::persona_remember`]). Thresholds: `LifecycleOptions::gate`.
     pub async fn persona_ingest(&self, input: PersonaInput) -> Result<Ingested> {
         input.validate()?;
-        let address = format!("{}/{}/{}", input.domain, input.facet, input.key);
-        // The facet's memories written since they were last embedded get their vectors
-        // first, so every candidate is compared on the same scale; records elsewhere wait.
-        #[cfg(feature = "vectors")]
-        self.embed_for_gate(&input.domain, &input.facet).await?;
-        let exists =
-            !self.persona_peek(super::PersonaQuery::exact(&input.domain, &input.facet, &input.key)).await?.is_empty();
-        let new_vec = self.embed_text(&input.value).await?;
-        let (domain, facet, value) = (input.domain.clone(), input.facet.clone(), input.value.clone());
-        let (decision, best) = if exists {
-            (GateDecision::Update { path: address.clone(), key: input.key.clone(), similarity: 1.0 }, 1.0)
-        } else {
-            self.read(move |conn, inner| {
-                let mut vecs: BTreeMap<String, Vec<f32>> = BTreeMap::new();
-                if new_vec.is_some() {
-                    let mut stmt = conn.prepare(
-                        "SELECT r.key, v.vec FROM vectors v JOIN records r ON r.rid = v.rid
-                         WHERE r.kind = 'persona' AND r.deleted = 0 AND r.domain = ?1 AND r.facet = ?2",
-                    )?;
-                    for row in
-                        stmt.query_map([&domain, &facet], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))?
-                    {
-                        let (key, blob) = row?;
-                        vecs.insert(key, crate::index::from_blob(&blob));
-                    }
-                }
-                let now = inner.clock.now();
-                let mut cands = Vec::new();
-                let mut lexical = new_vec.is_none();
-                let same_facet = PersonaQuery { domain: Some(domain.clone()), facet: Some(facet.clone()), key: None };
-                for (_, m) in query(conn, &same_facet)? {
-                    if live_state(inner, &m, now).1 == MemoryState::Dissolved {
-                        continue;
-                    }
-                    let similarity = match (&new_vec, vecs.get(&m.key)) {
-                        (Some(a), Some(b)) => cosine(a, b),
-                        // A memory without a vector (its text could not be embedded) is
-                        // left out rather than compared on another scale.
-                        (Some(_), None) => continue,
-                        (None, _) => {
-                            lexical = true;
-                            lexical_similarity(&value, &m.value)
-                        }
-                    };
-                    cands.push(GateCandidate {
-                        path: m.address(),
-                        key: m.key.clone(),
-                        value: m.value.clone(),
-                        similarity,
-                        superseded: m.is_superseded(),
-                    });
-                }
-                // Word overlap runs lower than cosine for the same relation: its own thresholds.
-                let options = if lexical { &inner.life.gate_lexical } else { &inner.life.gate };
-                let best = cands.iter().map(|c| c.similarity).fold(0.0f64, f64::max);
-                Ok((decide(&value, &cands, options), best))
-            })
-            .await?
-        };
-        let (address, event_id) = match &decision {
-            // An explicit write to an existing key: the client's update, every field.
-            GateDecision::Update { .. } if exists => {
-                let id = self.persona_remember(input.clone()).await?;
-                (address, id)
-            }
-            // A near-duplicate counts as an access; a fuller wording replaces the value,
-            // which stays in the memory's history. Only the latter is a user edit: a
-            // reinforcement must not win the value over a real edit made elsewhere.
-            GateDecision::Reinforce { path, .. } | GateDecision::Update { path, .. } => {
-                let new_value = matches!(decision, GateDecision::Update { .. }).then(|| input.value.clone());
-                let (target, themes) = (path.clone(), input.themes.clone());
-                let id = self
-                    .write(move |tx, inner| {
-                        let now = inner.clock.now();
-                        let before = super::persona::resolve(tx, &target)?;
-                        let mut m = before.clone();
-                        let user_edit = new_value.is_some();
-                        if let Some(value) = new_value.filter(|v| *v != m.value) {
-                            super::lifecycle::push_history(&mut m, now);
-                            m.value = value;
-                        }
-                        for t in &themes {
-                            push_unique(&mut m.themes, t);
-                        }
-                        record_access(inner, &mut m, now);
-                        m.last_reinforced = m.last_reinforced.max(now);
-                        save_with(tx, inner, Some(&before), m, user_edit)
-                    })
-                    .await?;
-                (path.clone(), id)
-            }
-            GateDecision::Supersede { key, .. } => {
-                let id = self.persona_remember(with_salience(input.clone(), best)).await?;
-                self.persona_contradict(&format!("{}/{}/{}", input.domain, input.facet, key), &address).await?;
-                (address, id)
-            }
-            _ => {
-                let id = self.persona_remember(with_salience(input.clone(), best)).await?;
-                (address, id)
-            }
-        };
-        Ok(Ingested { decision, address, event_id })
-    }
-
-    /// The embedding of `text` with the store's model, when vectors are on.
-    async fn embed_text(&self, text: &str) -> Result<Option<Vec<f32>>> {
-        #[cfg(feature = "vectors")]
-        if let Some(state) = self.inner.vectors.clone() {
-            let text = text.to_string();
-            return tokio::task::spawn_blocking(move || Ok(state.embedder.embed(&[&text])?.pop()))
-                .await
-                .map_err(|e| crate::Error::Task(e.to_string()))?;
-        }
-        let _ = text;
-        Ok(None)
+        review::ingest(&self.parts(), input).await
     }
 
     /// Reviews the persona (seed 003's `persona_introspect`): counts per state,
@@ -181,89 +55,148 @@ impl MemoryStore {
     /// connections (two shared themes, or embeddings at least `link_similarity` alike)
     /// and revisions. The report is stored as an introspection event and returned.
     pub async fn persona_introspect(&self) -> Result<IntrospectionReport> {
-        let similar = self.similar_persona_pairs().await?;
-        let report = self
-            .read(move |conn, inner| {
-                let now = inner.clock.now();
-                let all = load_all(conn)?;
-                let rows: Vec<(PersonaMemory, f64, MemoryState)> = all
-                    .into_iter()
-                    .map(|(_, m)| {
-                        let (r, s) = live_state(inner, &m, now);
-                        (m, r, s)
-                    })
-                    .collect();
-                let view: Vec<(&PersonaMemory, f64, MemoryState)> = rows.iter().map(|(m, r, s)| (m, *r, *s)).collect();
-                let options = IntrospectOptions { similar: inner.life.link_similarity, ..Default::default() };
-                let mut report = introspect(&view, &similar, &options, now);
-                report.pruned_count =
-                    rows.iter().filter(|(m, _, s)| m.state != *s && *s != MemoryState::Active).count() as u64;
-                Ok(report)
-            })
-            .await?;
-        self.put_introspection(report.clone()).await?;
-        Ok(report)
-    }
-
-    /// Key pairs of persona memories whose embeddings are at least `link_similarity`
-    /// alike (empty without vectors).
-    async fn similar_persona_pairs(&self) -> Result<Vec<(String, String, f64)>> {
-        #[cfg(feature = "vectors")]
-        if self.inner.vectors.is_some() {
-            self.embed_persona().await?;
-            return self
-                .read(|conn, inner| {
-                    let mut stmt = conn.prepare(
-                        "SELECT r.key, v.vec FROM vectors v JOIN records r ON r.rid = v.rid
-                         WHERE r.kind = 'persona' AND r.deleted = 0 ORDER BY r.domain, r.facet, r.key",
-                    )?;
-                    let rows: Vec<(String, Vec<f32>)> = stmt
-                        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, Vec<u8>>(1)?)))?
-                        .map(|row| row.map(|(k, b)| (k, crate::index::from_blob(&b))))
-                        .collect::<rusqlite::Result<_>>()?;
-                    let mut out = Vec::new();
-                    for (i, (ka, va)) in rows.iter().enumerate() {
-                        for (kb, vb) in &rows[i + 1..] {
-                            let sim = cosine(va, vb);
-                            if sim >= inner.life.link_similarity && ka != kb {
-                                out.push((ka.clone(), kb.clone(), crate::search::round3(sim)));
-                            }
-                        }
-                    }
-                    Ok(out)
-                })
-                .await;
-        }
-        Ok(Vec::new())
+        review::introspect_persona(&self.parts()).await
     }
 
     /// The active persona in seed 003's compressed format for an LLM's context (only
     /// active and pinned memories, none that a newer memory replaces; `domain` narrows it),
     /// within `max_tokens` (500 by default) as estimated for GPT-style tokenizers.
     pub async fn persona_compress(&self, domain: Option<&str>) -> Result<String> {
-        Ok(self
-            .persona_compress_with(CompressOptions { domain: domain.map(str::to_string), ..Default::default() })
-            .await?
-            .text)
+        let options = CompressOptions { domain: domain.map(str::to_string), ..Default::default() };
+        Ok(self.persona_compress_with(options).await?.text)
     }
 
     /// [`MemoryStore::persona_compress`] with every option, and what was left out.
     pub async fn persona_compress_with(&self, options: CompressOptions) -> Result<Compressed> {
-        self.read(move |conn, inner| {
-            let now = inner.clock.now();
-            // The whole persona even for one domain: the memory that replaces one of this
-            // domain can live in another; compress_detailed narrows to the domain itself.
-            let rows: Vec<(PersonaMemory, MemoryState)> = query(conn, &PersonaQuery::all())?
-                .into_iter()
-                .map(|(_, m)| {
-                    let state = live_state(inner, &m, now).1;
-                    (m, state)
-                })
-                .collect();
-            let view: Vec<(&PersonaMemory, MemoryState)> = rows.iter().map(|(m, s)| (m, *s)).collect();
-            let options = CompressOptions { now: options.now.or(Some(now)), ..options };
-            Ok(compress_detailed(&view, &options))
-        })
-        .await
+        review::compress(&self.engine, &self.life, options).await
+    }
+
+    /// Runs one consolidation cycle now (see the module doc and docs/lifecycle.md). Cycles
+    /// never overlap: a call waits for a running one.
+    pub async fn consolidate(&self) -> Result<ConsolidationReport> {
+        cycle::consolidate(&self.parts()).await
+    }
+
+    /// Waits until no consolidation cycle is running: the automatic one started by the
+    /// `consolidate_every`-th write runs in the background, and what it archives or promotes
+    /// depends on when it reads the store. Returns at once when none runs. A benchmark or a
+    /// test that must see the same store on every run settles after each write;
+    /// [`MemoryStore::close`] settles first, so a cycle is never cut off by the process
+    /// ending.
+    pub async fn settle(&self) {
+        cycle::settle(&self.life).await
+    }
+
+    /// Pins (or unpins) a persona memory, by `key` or `domain/facet/key`: a pinned memory
+    /// never decays and is never pruned or deleted by the lifecycle (seed 002).
+    pub async fn persona_pin(&self, reference: &str, pinned: bool) -> Result<()> {
+        let reference = reference.to_string();
+        self.parts().write(move |tx, engine, life| persona::pin(tx, engine, life, &reference, pinned)).await
+    }
+
+    /// Moves every persona memory to the state its decay puts it in (active, fading,
+    /// forgotten, dissolved), writing only those that changed; memories dissolved for
+    /// `dissolve_after_days` (30) are deleted like a forget, on relays too. Forgotten
+    /// memories leave search results; exact recall still finds them. Pinned memories stay.
+    pub async fn persona_prune(&self) -> Result<PruneReport> {
+        self.parts().write(persona::prune).await
+    }
+
+    /// Sets a keyed fact (seed 002): one current value per `subject` and `attribute`, kept
+    /// as the persona memory `domain/facts/{subject}:{attribute}`. A different earlier value
+    /// moves to the fact's history ([`MemoryStore::fact_history`]). Returns the event id.
+    pub async fn fact_set(&self, domain: &str, subject: &str, attribute: &str, value: &str) -> Result<String> {
+        validate_taxonomy("domain", domain)?;
+        validate_value(value)?;
+        let key = persona::fact_key(subject, attribute)?;
+        let (domain, value) = (domain.to_string(), value.to_string());
+        self.parts().write(move |tx, engine, life| persona::fact_set(tx, engine, life, &domain, &key, value)).await
+    }
+
+    /// The current value of a keyed fact in `domain`, if set.
+    pub async fn fact_get(&self, domain: &str, subject: &str, attribute: &str) -> Result<Option<String>> {
+        Ok(self.fact_history(domain, subject, attribute).await?.pop().map(|v| v.value))
+    }
+
+    /// Every value a keyed fact has had, oldest first; the last is current.
+    pub async fn fact_history(&self, domain: &str, subject: &str, attribute: &str) -> Result<Vec<FactVersion>> {
+        validate_taxonomy("domain", domain)?;
+        let address = format!("{domain}/facts/{}", persona::fact_key(subject, attribute)?);
+        self.engine.read(move |conn, _| persona::fact_history(conn, &address)).await
+    }
+
+    /// A memory's neighbours in the knowledge graph, strongest first: by `key` or
+    /// `domain/facet/key` for persona memories, or by path (`sense-memory/...`).
+    pub async fn graph_neighbours(&self, reference: &str) -> Result<Vec<GraphNeighbour>> {
+        review::neighbours(&self.engine, &self.life, reference).await
+    }
+
+    /// The memory `reference` names: an address (`domain/facet/key`, `kv/{key}`,
+    /// `journal/{ts}`), a plain d tag, or a bare key (flat or persona). A bare key naming
+    /// several memories is [`Error::Ambiguous`], listing their addresses.
+    pub async fn resolve(&self, reference: &str) -> Result<Resolved> {
+        let reference = reference.to_string();
+        let path = self.engine.read(move |conn, _| refs::resolve(conn, &reference, false)).await?;
+        Ok(Resolved::of(&path))
+    }
+
+    /// Archives a memory of any kind: out of search and context, kept locally and on relays
+    /// (a new encrypted version carries the mark), back with [`MemoryStore::restore`] or
+    /// when a search matches it strongly. Returns its address. Archiving an archived
+    /// memory changes nothing.
+    pub async fn archive(&self, reference: &str) -> Result<String> {
+        self.set_archived(reference, true).await
+    }
+
+    /// Brings an archived memory back into search and context (counting an access, so it
+    /// starts alive). Returns its address; restoring a memory that is not archived changes
+    /// nothing.
+    pub async fn restore(&self, reference: &str) -> Result<String> {
+        self.set_archived(reference, false).await
+    }
+
+    async fn set_archived(&self, reference: &str, archived: bool) -> Result<String> {
+        let reference = reference.to_string();
+        self.parts()
+            .write(move |tx, engine, life| {
+                let path = refs::resolve(tx, &reference, false)?;
+                let at = archived.then(|| engine.now());
+                persona::set_archived(tx, engine, life, &path, at, true)?;
+                Ok(address_of(&path))
+            })
+            .await
+    }
+
+    /// Forgets a memory of any kind everywhere: a tombstone replaces it and a NIP-09
+    /// deletion asks relays to drop it; it leaves search at once. `reference` is a flat
+    /// key (the published client's `forget`), an address, or a d tag; a bare key naming
+    /// several memories is [`Error::Ambiguous`]. A flat key this device has never seen is
+    /// still forgotten (relays may hold it). Returns the deletion's event id.
+    pub async fn forget(&self, reference: &str) -> Result<String> {
+        let reference = reference.to_string();
+        self.parts()
+            .write(move |tx, engine, _| {
+                let path = refs::resolve(tx, &reference, true)?;
+                crate::engine::write::forget_path(tx, engine, &path)
+            })
+            .await
+    }
+
+    /// Forgets a memory ([`MemoryStore::forget`]) and wipes its local remnants: the
+    /// full-text rows (FTS5 secure-delete), its vector (the row, and the point in the
+    /// index, blanked and saved), its learned graph edges, its published embedding, its
+    /// address, and the freed database pages (SQLite `secure_delete`, then a WAL
+    /// checkpoint that truncates the log). Returns the deletion's event id.
+    pub async fn purge(&self, reference: &str) -> Result<String> {
+        let reference = reference.to_string();
+        let (id, rid) = self.parts().write(move |tx, engine, _| refs::purge(tx, engine, &reference)).await?;
+        #[cfg(feature = "vectors")]
+        if let (Some(rid), Some(v)) = (rid, self.vectors.clone()) {
+            crate::index::pipeline::blank(v, rid).await?;
+        }
+        #[cfg(not(feature = "vectors"))]
+        let _ = rid;
+        self.engine.on_writer(refs::after_purge).await?;
+        Ok(id)
     }
 }

@@ -10,11 +10,13 @@ use serde_json::{json, Value};
 
 use super::transport::{AuthSigner, Connection, PageCaps, TransportError};
 use super::{RelayReport, RelayUrl, SyncOptions};
+use crate::clock::system_secs;
 use crate::codec::{KIND_APP_DATA, KIND_DELETION, KIND_DM};
+use crate::engine::books::RelayInfo;
+use crate::engine::books::SyncStorage;
+use crate::engine::ingest::{self, Source};
 use crate::error::{Error, RejectReason, Result};
-use crate::store::ingest::{self, Source};
-use crate::store::RelayInfo;
-use crate::{ImportReport, MemoryStore};
+use crate::ImportReport;
 
 /// NIP-77 frame limit (bytes of a message), as nostr-relay-builder uses.
 const NEG_FRAME_LIMIT: u64 = 60_000;
@@ -122,7 +124,7 @@ impl<'a> Budget<'a> {
     }
 }
 
-impl MemoryStore {
+impl<S: SyncStorage> super::Syncer<S> {
     /// One pass with every configured relay, concurrently, each within its own deadline
     /// ([`SyncOptions::deadline`]). A relay that fails is reported (its error kept in
     /// [`RelayInfo::last_error`]); a relay that broke a rule is also marked misbehaving
@@ -143,7 +145,7 @@ impl MemoryStore {
                 return report;
             }
         };
-        if let Some(until) = info.backoff_until.filter(|t| *t > ingest::system_now()) {
+        if let Some(until) = info.backoff_until.filter(|t| *t > system_secs()) {
             let why = info.misbehaving.clone().unwrap_or_default();
             report.error = Some(format!("backed off until {until} (Unix seconds) after misbehaving: {why}"));
             report.pending = self.pending_count(&url).await.unwrap_or(0);
@@ -187,7 +189,7 @@ impl MemoryStore {
         let store = self.clone();
         let url = url.to_string();
         Arc::new(move |challenge: &str| {
-            let event = store.inner_codec().auth_event(challenge, &url).ok()?;
+            let event = store.auth_event(challenge, &url).ok()?;
             serde_json::from_str(&event.as_json()).ok()
         })
     }
@@ -202,7 +204,7 @@ impl MemoryStore {
         report: &mut RelayReport,
     ) -> Result<()> {
         let url = conn.url().clone();
-        let started = ingest::system_now();
+        let started = system_secs();
         let mut budget = Budget::new(opts, &url, report);
         let negentropy = match info.negentropy {
             Some(known) => known,
@@ -368,7 +370,7 @@ impl MemoryStore {
             return Ok(());
         }
         let source = Source::Relay { url: url.to_string(), window };
-        let part = self.admit_all(source, events.into_iter().map(ingest::parse_value).collect()).await?;
+        let part = self.admit(source, events.into_iter().map(ingest::parse_value).collect()).await?;
         budget.newest = budget.newest.max(part.newest);
         budget.report.pulled.absorb(part.report);
         let violations = budget.violations();

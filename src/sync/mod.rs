@@ -21,6 +21,17 @@ pub use url::{RelayUrl, RelayUrlError};
 
 use crate::ImportReport;
 
+/// Relay sync over a store's books ([`SyncStorage`]): the passes and live mode.
+#[derive(Clone)]
+pub(crate) struct Syncer<S>(pub S);
+
+impl<S> std::ops::Deref for Syncer<S> {
+    type Target = S;
+    fn deref(&self) -> &S {
+        &self.0
+    }
+}
+
 /// Progress of a pass: `(relay, phase, done, total)`.
 pub type ProgressFn = Arc<dyn Fn(&str, &str, u64, u64) + Send + Sync>;
 
@@ -132,7 +143,9 @@ impl std::fmt::Debug for SyncOptions {
 
 /// What one pass did with one relay.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct RelayReport {
+    /// The relay's address.
     pub url: String,
     /// How the relay was read: `negentropy`, `full` or `since`.
     pub method: String,

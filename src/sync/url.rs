@@ -51,6 +51,13 @@ impl RelayUrl {
     }
 }
 
+impl std::ops::Deref for RelayUrl {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for RelayUrl {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

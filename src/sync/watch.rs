@@ -5,9 +5,10 @@ use std::time::Duration;
 
 use super::transport::{Connection, SubMsg};
 use super::{RelayReport, RelayUrl, SyncOptions, WatchEvent};
+use crate::clock::system_secs;
+use crate::engine::books::SyncStorage;
+use crate::engine::ingest::{self, Source};
 use crate::error::{Error, Result};
-use crate::store::ingest::{self, Source};
-use crate::MemoryStore;
 
 /// First wait before reconnecting; doubles up to [`MAX_BACKOFF`].
 const MIN_BACKOFF: Duration = Duration::from_secs(1);
@@ -19,7 +20,7 @@ const FOREIGN_WRITES_EVERY: Duration = Duration::from_secs(1);
 /// Live events applied in one transaction at most: one fsync per batch, not per event.
 const LIVE_BATCH: usize = 256;
 
-impl MemoryStore {
+impl<S: SyncStorage> super::Syncer<S> {
     /// Syncs with every configured relay until `shutdown` completes: catches up, then
     /// keeps a live subscription open (a change on another device shows here within
     /// seconds) and pushes each local change as it commits. Reconnects with backoff
@@ -64,7 +65,7 @@ impl MemoryStore {
             }
             backoff = if caught_up { MIN_BACKOFF } else { (backoff * 2).min(MAX_BACKOFF) };
             let until = self.relay_info(&url).await.ok().flatten().and_then(|i| i.backoff_until).unwrap_or(0);
-            let banned = Duration::from_secs(until.saturating_sub(ingest::system_now()).max(0) as u64);
+            let banned = Duration::from_secs(until.saturating_sub(system_secs()).max(0) as u64);
             let retry_in = backoff.max(banned);
             if let Some(f) = &opts.on_watch {
                 f(&WatchEvent::Disconnected { relay: url.to_string(), error, retry_in });
@@ -110,7 +111,7 @@ impl MemoryStore {
                             }
                         }
                         let source = Source::Relay { url: url.to_string(), window: None };
-                        let admitted = self.admit_all(source, batch).await?;
+                        let admitted = self.admit(source, batch).await?;
                         violations += super::engine::violations(&admitted.report);
                         if violations > opts.max_violations {
                             return Err(Error::RelayMisbehaved {

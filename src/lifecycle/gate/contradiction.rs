@@ -18,7 +18,7 @@
 //!
 //! Everything here is lexical: the same rules serve the gate with and without a model.
 
-use crate::search::{tokenize, STOP_WORDS};
+use crate::text::{tokenize, STOP_WORDS};
 
 /// Words that only mark a change or a habit and say nothing about the fact itself.
 const FILLER: &[&str] = &[

@@ -1,23 +1,36 @@
 //! What the store knows about relays: the list, per-relay acknowledgements and read
-//! checkpoints. The sync engine (`crate::sync`) moves events; this keeps the books.
+//! checkpoints, and [`SyncStorage`], the one interface through which relay sync
+//! (the `sync` module) sees the store: these books and the ingestion door. Sync moves events;
+//! this keeps the books. Relay addresses arrive here already checked, as strings.
 
-use nostr::{Event, JsonUtil};
+use std::future::Future;
+use std::sync::Arc;
+
+use nostr::{Event, JsonUtil, PublicKey};
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::MemoryStore;
+use super::ingest::{Admitted, Incoming, Source};
+use super::write::AccessFlush;
+use super::Engine;
+use crate::clock::system_secs as now_secs;
 use crate::error::{Error, Result};
-use crate::sync::RelayUrl;
 
 /// A configured relay and its state.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct RelayInfo {
+    /// The relay's address.
     pub url: String,
+    /// When it was added (Unix seconds).
     pub added_at: i64,
     /// Newest `created_at` read completely from this relay (0: never read).
     pub checkpoint: i64,
+    /// The last completed pass (Unix seconds).
     pub last_sync: Option<i64>,
+    /// The last completed full read (Unix seconds).
     pub last_full: Option<i64>,
+    /// Why the last pass failed, until one succeeds.
     pub last_error: Option<String>,
     /// NIP-77 support, once probed.
     pub negentropy: Option<bool>,
@@ -29,31 +42,21 @@ pub struct RelayInfo {
     pub backoff_until: Option<i64>,
 }
 
-fn now_secs() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
-}
-
-impl MemoryStore {
+impl Engine {
     /// Adds a relay (persisted). `allow_insecure` admits `ws://` to non-loopback hosts.
-    pub async fn add_relay(&self, url: &str, allow_insecure: bool) -> Result<RelayUrl> {
-        let url = RelayUrl::parse(url, allow_insecure).map_err(|e| Error::Relay(e.to_string()))?;
-        let u = url.clone();
+    pub(crate) async fn add_relay(self: &Arc<Self>, url: String) -> Result<()> {
         self.write(move |tx, _| {
-            tx.execute(
-                "INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)",
-                params![u.as_str(), now_secs()],
-            )?;
+            tx.execute("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)", params![url, now_secs()])?;
             Ok(())
         })
         .await?;
-        Ok(url)
+        Ok(())
     }
 
     /// Removes a relay; returns whether it was configured.
-    pub async fn remove_relay(&self, url: &str) -> Result<bool> {
-        let url = RelayUrl::parse(url, true).map_err(|e| Error::Relay(e.to_string()))?;
+    pub(crate) async fn remove_relay(self: &Arc<Self>, url: String) -> Result<bool> {
         self.write(move |tx, _| {
-            let n = tx.execute("DELETE FROM relays WHERE url = ?1", [url.as_str()])?;
+            let n = tx.execute("DELETE FROM relays WHERE url = ?1", [url])?;
             prune_outbox(tx)?;
             Ok(n > 0)
         })
@@ -61,7 +64,7 @@ impl MemoryStore {
     }
 
     /// The configured relays and their state.
-    pub async fn relays(&self) -> Result<Vec<RelayInfo>> {
+    pub(crate) async fn relays(self: &Arc<Self>) -> Result<Vec<RelayInfo>> {
         self.read(|conn, _| {
             let total: i64 = conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
             let mut stmt = conn.prepare(
@@ -92,13 +95,13 @@ impl MemoryStore {
     /// the deletion that names it). Ids only: a large outbox is read a window at a time.
     /// A blinded store withholds events with a plain path in a tag (versions and
     /// deletions from a compatible past): no relay gets them from it any more.
-    pub(crate) async fn pending_ids(&self, relay: &RelayUrl) -> Result<Vec<String>> {
+    pub(crate) async fn pending_ids(self: &Arc<Self>, relay: &str) -> Result<Vec<String>> {
         let relay = relay.to_string();
-        self.read(move |conn, inner| {
+        self.read(move |conn, engine| {
             let mut stmt = conn.prepare(&format!(
                 "SELECT id FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)
                  AND {} ORDER BY created_at, kind DESC, id",
-                pushable(inner)
+                pushable(engine)
             ))?;
             let rows = stmt.query_map(params![relay], |r| r.get::<_, String>(0))?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -107,14 +110,14 @@ impl MemoryStore {
     }
 
     /// How many events `relay` has not acknowledged.
-    pub(crate) async fn pending_count(&self, relay: &RelayUrl) -> Result<u64> {
+    pub(crate) async fn pending_count(self: &Arc<Self>, relay: &str) -> Result<u64> {
         let relay = relay.to_string();
-        self.read(move |conn, inner| {
+        self.read(move |conn, engine| {
             Ok(conn.query_row(
                 &format!(
                     "SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)
                      AND {}",
-                    pushable(inner)
+                    pushable(engine)
                 ),
                 params![relay],
                 |r| r.get::<_, i64>(0),
@@ -124,7 +127,7 @@ impl MemoryStore {
     }
 
     /// The stored events with these ids (those still held), in the order given.
-    pub(crate) async fn events_by_id(&self, ids: Vec<String>) -> Result<Vec<Event>> {
+    pub(crate) async fn events_by_id(self: &Arc<Self>, ids: Vec<String>) -> Result<Vec<Event>> {
         self.read(move |conn, _| {
             let mut stmt = conn.prepare_cached("SELECT json FROM events WHERE id = ?1")?;
             let mut out = Vec::with_capacity(ids.len());
@@ -140,7 +143,7 @@ impl MemoryStore {
     }
 
     /// Records that `relay` holds `ids`; events every relay holds leave the outbox.
-    pub(crate) async fn mark_acked(&self, relay: &RelayUrl, ids: Vec<String>) -> Result<()> {
+    pub(crate) async fn mark_acked(self: &Arc<Self>, relay: &str, ids: Vec<String>) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -162,7 +165,7 @@ impl MemoryStore {
 
     /// Notes a completed read of `relay` up to `checkpoint` (which may be earlier than the
     /// last one: a checkpoint poisoned by a relay's dates comes back).
-    pub(crate) async fn relay_synced(&self, relay: &RelayUrl, checkpoint: i64, full: bool) -> Result<()> {
+    pub(crate) async fn relay_synced(self: &Arc<Self>, relay: &str, checkpoint: i64, full: bool) -> Result<()> {
         let relay = relay.to_string();
         self.write(move |tx, _| {
             let now = now_secs();
@@ -178,7 +181,7 @@ impl MemoryStore {
     }
 
     /// Notes a failure talking to `relay`.
-    pub(crate) async fn relay_failed(&self, relay: &RelayUrl, error: &str) -> Result<()> {
+    pub(crate) async fn relay_failed(self: &Arc<Self>, relay: &str, error: &str) -> Result<()> {
         let (relay, error) = (relay.to_string(), error.to_string());
         self.write(move |tx, _| {
             tx.execute("UPDATE relays SET last_error = ?2 WHERE url = ?1", params![relay, error])?;
@@ -190,7 +193,7 @@ impl MemoryStore {
     /// Records how `relay` behaved in a pass: a broken rule marks it and backs it off (one
     /// minute, doubling with each pass that breaks one, up to an hour); a clean pass
     /// clears the mark.
-    pub(crate) async fn relay_conduct(&self, relay: &RelayUrl, broke: Option<&str>) -> Result<()> {
+    pub(crate) async fn relay_conduct(self: &Arc<Self>, relay: &str, broke: Option<&str>) -> Result<()> {
         let (relay, broke) = (relay.to_string(), broke.map(str::to_string));
         self.write(move |tx, _| {
             match broke {
@@ -216,7 +219,7 @@ impl MemoryStore {
     }
 
     /// Records whether `relay` speaks NIP-77.
-    pub(crate) async fn set_negentropy(&self, relay: &RelayUrl, supported: bool) -> Result<()> {
+    pub(crate) async fn set_negentropy(self: &Arc<Self>, relay: &str, supported: bool) -> Result<()> {
         let relay = relay.to_string();
         self.write(move |tx, _| {
             tx.execute("UPDATE relays SET negentropy = ?2 WHERE url = ?1", params![relay, supported])?;
@@ -227,7 +230,7 @@ impl MemoryStore {
 
     /// Forgets every acknowledgement of `relay` for events it no longer serves: called
     /// after a complete full read, with the ids it did serve.
-    pub(crate) async fn reconcile_acks(&self, relay: &RelayUrl, served: Vec<String>) -> Result<u64> {
+    pub(crate) async fn reconcile_acks(self: &Arc<Self>, relay: &str, served: Vec<String>) -> Result<u64> {
         let relay = relay.to_string();
         self.write(move |tx, _| {
             tx.execute("CREATE TEMP TABLE IF NOT EXISTS served (id TEXT PRIMARY KEY)", [])?;
@@ -245,10 +248,10 @@ impl MemoryStore {
         .await
     }
 }
-impl MemoryStore {
+impl Engine {
     /// `(created_at, id)` of every event held of the given kinds: our side of a NIP-77
     /// reconciliation.
-    pub(crate) async fn event_items(&self, kinds: Vec<u16>) -> Result<Vec<(u64, String)>> {
+    pub(crate) async fn event_items(self: &Arc<Self>, kinds: Vec<u16>) -> Result<Vec<(u64, String)>> {
         self.read(move |conn, _| {
             let list = kinds.iter().map(|k| k.to_string()).collect::<Vec<_>>().join(",");
             let mut stmt = conn.prepare(&format!("SELECT created_at, id FROM events WHERE kind IN ({list})"))?;
@@ -259,15 +262,15 @@ impl MemoryStore {
     }
 
     /// Forgets `relay`'s acknowledgement of `ids` (it turned out not to hold them).
-    pub(crate) async fn clear_acks(&self, relay: &RelayUrl, ids: Vec<String>) -> Result<()> {
+    pub(crate) async fn clear_acks(self: &Arc<Self>, relay: &str, ids: Vec<String>) -> Result<()> {
         if ids.is_empty() {
             return Ok(());
         }
         let relay = relay.to_string();
-        self.write(move |tx, inner| {
+        self.write(move |tx, engine| {
             for id in &ids {
                 if tx.execute("DELETE FROM acks WHERE relay = ?1 AND event_id = ?2", params![relay, id])? > 0 {
-                    inner.touch_events();
+                    engine.touch_events();
                 }
             }
             Ok(())
@@ -276,8 +279,8 @@ impl MemoryStore {
     }
 
     /// The stored state of one relay.
-    pub(crate) async fn relay_info(&self, relay: &RelayUrl) -> Result<Option<RelayInfo>> {
-        Ok(self.relays().await?.into_iter().find(|r| r.url == relay.as_str()))
+    pub(crate) async fn relay_info(self: &Arc<Self>, relay: &str) -> Result<Option<RelayInfo>> {
+        Ok(self.relays().await?.into_iter().find(|r| r.url == relay))
     }
 }
 
@@ -308,9 +311,120 @@ fn prune_outbox(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
 
 /// SQL true for the stored events `e` this store may push: all in compatible mode; in
 /// blinded mode those without a plain path in any tag.
-fn pushable(inner: &super::Inner) -> String {
-    match inner.codec.mode() {
+fn pushable(engine: &Engine) -> String {
+    match engine.codec().mode() {
         crate::DTagMode::Compatible => "1".into(),
         _ => format!("NOT {}", crate::codec::PLAIN_PATH_SQL),
+    }
+}
+
+/// What relay sync may read and write of the store: the relay books, the events it
+/// holds, and the ingestion door (rust-nostr's `NostrDatabase` is the model). Relay
+/// addresses are passed as checked strings.
+pub(crate) trait SyncStorage: Clone + Send + Sync + 'static {
+    /// The key whose events are synced.
+    fn public_key(&self) -> PublicKey;
+    /// A signed NIP-42 answer to `challenge` from `relay`.
+    fn auth_event(&self, challenge: &str, relay: &str) -> Result<Event>;
+    /// Sees a new value after every commit that changed events.
+    fn changes(&self) -> tokio::sync::watch::Receiver<u64>;
+    /// Changes when another process commits.
+    fn data_version(&self) -> impl Future<Output = Result<i64>> + Send;
+    /// Signs pending accesses when a batch is due, so a pass carries them.
+    fn flush_accesses_if_due(&self) -> impl Future<Output = Result<usize>> + Send;
+    /// The configured relays and their state.
+    fn relays(&self) -> impl Future<Output = Result<Vec<RelayInfo>>> + Send;
+    /// One relay's state.
+    fn relay_info(&self, relay: &str) -> impl Future<Output = Result<Option<RelayInfo>>> + Send;
+    /// Events `relay` has not acknowledged, oldest first.
+    fn pending_ids(&self, relay: &str) -> impl Future<Output = Result<Vec<String>>> + Send;
+    /// How many events `relay` has not acknowledged.
+    fn pending_count(&self, relay: &str) -> impl Future<Output = Result<u64>> + Send;
+    /// The stored events with these ids, in the order given.
+    fn events_by_id(&self, ids: Vec<String>) -> impl Future<Output = Result<Vec<Event>>> + Send;
+    /// `(created_at, id)` of the events held of these kinds.
+    fn event_items(&self, kinds: Vec<u16>) -> impl Future<Output = Result<Vec<(u64, String)>>> + Send;
+    /// `relay` holds `ids`.
+    fn mark_acked(&self, relay: &str, ids: Vec<String>) -> impl Future<Output = Result<()>> + Send;
+    /// `relay` turned out not to hold `ids`.
+    fn clear_acks(&self, relay: &str, ids: Vec<String>) -> impl Future<Output = Result<()>> + Send;
+    /// After a complete full read: acknowledgements of events `relay` no longer serves go.
+    fn reconcile_acks(&self, relay: &str, served: Vec<String>) -> impl Future<Output = Result<u64>> + Send;
+    /// A completed read of `relay` up to `checkpoint`.
+    fn relay_synced(&self, relay: &str, checkpoint: i64, full: bool) -> impl Future<Output = Result<()>> + Send;
+    /// A failure talking to `relay`.
+    fn relay_failed(&self, relay: &str, error: &str) -> impl Future<Output = Result<()>> + Send;
+    /// How `relay` behaved in a pass (a broken rule backs it off).
+    fn relay_conduct(&self, relay: &str, broke: Option<&str>) -> impl Future<Output = Result<()>> + Send;
+    /// Whether `relay` speaks NIP-77.
+    fn set_negentropy(&self, relay: &str, supported: bool) -> impl Future<Output = Result<()>> + Send;
+    /// Events from a relay through the one door.
+    fn admit(&self, source: Source, events: Vec<Incoming>) -> impl Future<Output = Result<Admitted>> + Send;
+}
+
+/// The store's side of sync: the engine and when accesses are signed.
+#[derive(Clone)]
+pub(crate) struct Books {
+    pub engine: Arc<Engine>,
+    pub flush: AccessFlush,
+}
+
+impl SyncStorage for Books {
+    fn public_key(&self) -> PublicKey {
+        self.engine.codec().public_key()
+    }
+    fn auth_event(&self, challenge: &str, relay: &str) -> Result<Event> {
+        self.engine.codec().auth_event(challenge, relay)
+    }
+    fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.engine.changes()
+    }
+    async fn data_version(&self) -> Result<i64> {
+        self.engine.data_version().await
+    }
+    async fn flush_accesses_if_due(&self) -> Result<usize> {
+        self.engine.flush_accesses_if_due(self.flush).await
+    }
+    async fn relays(&self) -> Result<Vec<RelayInfo>> {
+        self.engine.relays().await
+    }
+    async fn relay_info(&self, relay: &str) -> Result<Option<RelayInfo>> {
+        self.engine.relay_info(relay).await
+    }
+    async fn pending_ids(&self, relay: &str) -> Result<Vec<String>> {
+        self.engine.pending_ids(relay).await
+    }
+    async fn pending_count(&self, relay: &str) -> Result<u64> {
+        self.engine.pending_count(relay).await
+    }
+    async fn events_by_id(&self, ids: Vec<String>) -> Result<Vec<Event>> {
+        self.engine.events_by_id(ids).await
+    }
+    async fn event_items(&self, kinds: Vec<u16>) -> Result<Vec<(u64, String)>> {
+        self.engine.event_items(kinds).await
+    }
+    async fn mark_acked(&self, relay: &str, ids: Vec<String>) -> Result<()> {
+        self.engine.mark_acked(relay, ids).await
+    }
+    async fn clear_acks(&self, relay: &str, ids: Vec<String>) -> Result<()> {
+        self.engine.clear_acks(relay, ids).await
+    }
+    async fn reconcile_acks(&self, relay: &str, served: Vec<String>) -> Result<u64> {
+        self.engine.reconcile_acks(relay, served).await
+    }
+    async fn relay_synced(&self, relay: &str, checkpoint: i64, full: bool) -> Result<()> {
+        self.engine.relay_synced(relay, checkpoint, full).await
+    }
+    async fn relay_failed(&self, relay: &str, error: &str) -> Result<()> {
+        self.engine.relay_failed(relay, error).await
+    }
+    async fn relay_conduct(&self, relay: &str, broke: Option<&str>) -> Result<()> {
+        self.engine.relay_conduct(relay, broke).await
+    }
+    async fn set_negentropy(&self, relay: &str, supported: bool) -> Result<()> {
+        self.engine.set_negentropy(relay, supported).await
+    }
+    async fn admit(&self, source: Source, events: Vec<Incoming>) -> Result<Admitted> {
+        self.engine.admit_all(source, events).await
     }
 }

@@ -1,148 +1,39 @@
-//! Running a [`SearchQuery`]: candidates from FTS5 and the vector index, signal values
-//! per candidate, then [`crate::search::hybrid::fuse`].
+//! The candidates of one search pass and their signal values: FTS5 and vector pools,
+//! episode and graph neighbours, then per candidate the values [`super::hybrid::fuse`]
+//! ranks by, each hit's absolute strength, and the filters and states that keep it out.
 
 use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
-use super::MemoryStore;
+use super::hybrid::{Candidate, SignalKind as S, Values};
+use super::{Found, SearchQuery, Weights};
+use crate::codec::RecordKind;
+use crate::engine::records;
 use crate::error::Result;
-use crate::model::{JournalEntry, Memory, MemoryState, PersonaMemory};
-use crate::search::hybrid::{fuse, Candidate, SIGNALS};
-use crate::search::{self, Found, SearchHit, SearchQuery, Weights};
+use crate::lifecycle::runtime::{graph_signal, relock, Lifecycle};
+use crate::model::{round3, JournalEntry, Memory, MemoryState, PersonaMemory};
 
 const DAY: f64 = 86_400.0;
 /// Memories the graph reaches that join the candidates (the most activated).
 const GRAPH_EXTRA: usize = 20;
-/// How deep each pass of a bridged search ranks ([`crate::search::bridge`]).
-const BRIDGE_DEPTH: usize = 30;
 
-fn index_of(name: &str) -> usize {
-    SIGNALS.iter().position(|s| *s == name).expect("a known signal")
-}
+/// Document frequencies of query terms: the highest rowid and the count of indexed
+/// records they were counted at, and the frequencies.
+type DfCache = (u64, u64, std::collections::HashMap<String, u64>);
 
-impl MemoryStore {
-    /// Searches persona memories, flat memories and journal entries together (see
-    /// [`crate::search::hybrid`]). At most [`crate::SEARCH_EMBED_BUDGET`] records
-    /// waiting for a vector are embedded first (newest first); the others are found by
-    /// their words until [`MemoryStore::embed_pending`] reaches them. A search signs
-    /// nothing itself (accesses wait for their batch). Forgotten and dissolved persona
-    /// memories rank on their own (low) lifecycle values and come back marked `revived`;
-    /// archived records only on a strong cue (docs/lifecycle.md, section 0). A second pass
-    /// follows the names the best hits mention ([`crate::search::bridge`]).
-    ///
-    /// Retrieval strengthens memory (the testing effect): persona memories returned count
-    /// an access, recorded locally and signed in batches ([`MemoryStore::flush_accesses`]),
-    /// so searching never floods relays. `SearchQuery::strengthen = false` turns it off.
-    pub async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
-        let weights = query.weights.clone().unwrap_or_default();
-        let limit = if query.limit == 0 { 10 } else { query.limit };
-        let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;
-        // The second hop fuses two rankings: each must reach past the page asked for.
-        let depth = if bridged { limit.max(BRIDGE_DEPTH) } else { limit };
-        // A bounded share of what is pending, signing nothing, once per search (not per
-        // pass): the rest is found by its words until `embed_pending` reaches it.
-        #[cfg(feature = "vectors")]
-        self.embed_for_search().await?;
-        let mut hits = self.ranked(&query, &weights, depth).await?;
-        if bridged {
-            let names = search::bridge::names(&query.text, &hits, weights.bridge_seeds);
-            if !names.is_empty() {
-                let mut second = query.clone();
-                second.text = format!("{} {}", query.text, names.join(" "));
-                let more = self.ranked(&second, &weights, depth).await?;
-                hits = search::bridge::fuse(hits, more, weights.bridge);
-            }
-        }
-        hits.truncate(limit);
-        let strengthen = query.strengthen;
-        // The best few were retrieved together: consolidation strengthens their links.
-        let top: Vec<String> = hits.iter().take(3).map(|h| h.path.clone()).collect();
-        if top.len() > 1 {
-            self.note_coactivation(&top);
-        }
-        if strengthen {
-            let paths: Vec<String> = hits
-                .iter()
-                .filter(|h| h.revived || matches!(h.found, Found::Persona(_)))
-                .map(|h| h.path.clone())
-                .collect();
-            if !paths.is_empty() {
-                self.strengthen(paths).await?;
-            }
-        }
-        Ok(hits)
-    }
-
-    /// One pass: candidates, signals, fusion, the cutoff; the best `limit` hits.
-    async fn ranked(&self, query: &SearchQuery, weights: &Weights, limit: usize) -> Result<Vec<SearchHit>> {
-        let (query, weights) = (query.clone(), weights.clone());
-        let vector_hits = self.vector_candidates(&query.text, weights.pool).await?;
-        if vector_hits.is_none() && !self.inner.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
-            tracing::warn!("vectors off: no embedding model (`memstr model install`); searching with words and lifecycle signals only");
-        }
-        let query_vec = vector_hits.as_ref().map(|(v, _)| v.clone());
-        let nearest: Vec<(i64, f64)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
-        // The cutoff is applied before hits are counted as accesses: a weak hit is not a use.
-        let min_strength = query.min_strength.unwrap_or_else(|| search::min_strength(query_vec.is_some()));
-        let graph = if weights.graph > 0.0 && weights.graph_seeds > 0 { Some(self.graph().await?) } else { None };
-        self.read(move |conn, inner| {
-            let now = inner.clock.now();
-            // Cosines come from the index's int8 points, in memory: reading candidates'
-            // f32 vectors from SQLite cost more than the rest of a search at 100k.
-            #[cfg(feature = "vectors")]
-            let index = match (&inner.vectors, &query_vec) {
-                (Some(state), Some(qv)) => Some((
-                    state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?,
-                    crate::index::vectors::quantize(qv),
-                )),
-                _ => None,
-            };
-            let cosine_of = |rid: i64| -> Option<f64> {
-                #[cfg(feature = "vectors")]
-                if let Some((index, q)) = &index {
-                    return index.cosine_of(rid, q).map(f64::from);
-                }
-                let _ = rid;
-                None
-            };
-            let ctx = Ctx { inner, graph: graph.as_deref(), now, cosine_of: &cosine_of };
-            let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
-            // Every candidate, so a promoted fact moved down makes room for the next.
-            let mut hits = fuse(cands, &weights, usize::MAX, min_strength);
-            super::consolidate::promoted_below_evidence(&mut hits, &query.text);
-            if weights.collapse_repeats {
-                crate::search::hybrid::collapse_repeats(&mut hits);
-            }
-            hits.truncate(limit);
-            Ok(hits)
-        })
-        .await
-    }
-
-    /// The query's vector and the records nearest it `(rid, cosine)`, when vectors are on.
-    async fn vector_candidates(&self, text: &str, pool: usize) -> Result<Option<(Vec<f32>, Vec<(i64, f64)>)>> {
-        #[cfg(feature = "vectors")]
-        if let Some(state) = self.inner.vectors.clone() {
-            let text = text.to_string();
-            return tokio::task::spawn_blocking(move || {
-                let q = state.embedder.embed_query(&text)?;
-                let index = state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?;
-                // A few more than the pool, for hits of records deleted since the index loaded.
-                let hits =
-                    index.search(&q, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
-                Ok(Some((q, hits)))
-            })
-            .await
-            .map_err(|e| crate::Error::Task(e.to_string()))?;
-        }
-        let _ = (text, pool);
-        Ok(None)
-    }
+/// What searching keeps between searches.
+#[derive(Default)]
+pub(crate) struct SearchState {
+    df: Mutex<DfCache>,
+    /// Whether "vectors off" was said already.
+    pub(crate) warned_no_vectors: AtomicBool,
 }
 
 struct Row {
-    kind: String,
+    kind: RecordKind,
     /// Waiting for its vector (not yet embedded): its words stand in for its meaning.
     pending: bool,
     path: String,
@@ -225,7 +116,7 @@ const POSTING_BUDGET: u64 = 3_000;
 /// `terms` without the very common ones (see [`COMMON_DOCS`] and [`POSTING_BUDGET`]), in
 /// their order. Document
 /// frequencies are cached per store and refreshed when the store has grown by a tenth.
-fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<String>) -> Result<Vec<String>> {
+fn common_terms_dropped(conn: &Connection, cache: &SearchState, terms: Vec<String>) -> Result<Vec<String>> {
     if terms.len() <= MIN_TERMS {
         return Ok(terms);
     }
@@ -236,7 +127,7 @@ fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<Stri
     if top <= COMMON_DOCS {
         return Ok(terms);
     }
-    let mut cache = inner.df_cache.lock().map_err(|_| crate::Error::Task("df cache poisoned".into()))?;
+    let mut cache = relock(&cache.df);
     if top > cache.0 + cache.0 / 10 || top < cache.0 {
         let docs: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0))?;
         *cache = (top, docs as u64, std::collections::HashMap::new());
@@ -252,7 +143,7 @@ fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<Stri
         let df = match cache.2.get(t) {
             Some(df) => *df,
             None => {
-                let expr = search::fts_any(std::slice::from_ref(t)).unwrap_or_default();
+                let expr = crate::search::fts_any(std::slice::from_ref(t)).unwrap_or_default();
                 let df = stmt.query_row([expr], |r| r.get::<_, i64>(0))? as u64;
                 cache.2.insert(t.clone(), df);
                 df
@@ -275,13 +166,13 @@ fn common_terms_dropped(conn: &Connection, inner: &super::Inner, terms: Vec<Stri
 
 /// Records in the full-text index: exact on small stores, else the count cached with the
 /// document frequencies (refreshed when the store has grown by a tenth).
-fn doc_count(conn: &Connection, inner: &super::Inner) -> Result<u64> {
+fn doc_count(conn: &Connection, cache: &SearchState) -> Result<u64> {
     let top: u64 =
         conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64;
     if top <= COMMON_DOCS {
         return Ok(conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64);
     }
-    let mut cache = inner.df_cache.lock().map_err(|_| crate::Error::Task("df cache poisoned".into()))?;
+    let mut cache = relock(&cache.df);
     if top > cache.0 + cache.0 / 10 || top < cache.0 {
         let docs: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0))?;
         *cache = (top, docs as u64, std::collections::HashMap::new());
@@ -297,7 +188,7 @@ fn doc_count(conn: &Connection, inner: &super::Inner) -> Result<u64> {
 /// terms too common to search are too common to count.
 fn coverage(
     conn: &Connection,
-    inner: &super::Inner,
+    cache: &SearchState,
     terms: &[String],
     rids: &BTreeMap<i64, Row>,
 ) -> Result<BTreeMap<i64, f64>> {
@@ -305,11 +196,11 @@ fn coverage(
     if terms.is_empty() || rids.is_empty() {
         return Ok(out);
     }
-    let docs = doc_count(conn, inner)? as f64;
+    let docs = doc_count(conn, cache)? as f64;
     let mut stmt = conn.prepare_cached("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1")?;
     let mut total = 0.0;
     for t in terms {
-        let Some(expr) = search::fts_any(std::slice::from_ref(t)) else { continue };
+        let Some(expr) = crate::search::fts_any(std::slice::from_ref(t)) else { continue };
         // One read of the term's postings gives both its document frequency and which
         // candidates hold it; on a large store the searched terms past the rarest two
         // read at most POSTING_BUDGET postings.
@@ -341,16 +232,17 @@ fn coverage(
 /// and the weighted term coverage, within 0..=1. A record without a vector yet (not
 /// embedded) still has its words.
 fn strength(cosine: Option<f64>, coverage: f64) -> f64 {
-    cosine.unwrap_or(0.0).max(search::COVERAGE_WEIGHT * coverage).clamp(0.0, 1.0)
+    cosine.unwrap_or(0.0).max(crate::search::COVERAGE_WEIGHT * coverage).clamp(0.0, 1.0)
 }
 
 /// What ranking needs besides the query: the decay policy, the graph, the time, and
 /// the cosine of a record's vector with the query's.
-struct Ctx<'a> {
-    inner: &'a super::Inner,
-    graph: Option<&'a crate::lifecycle::graph::KnowledgeGraph>,
-    now: f64,
-    cosine_of: &'a dyn Fn(i64) -> Option<f64>,
+pub(crate) struct Ctx<'a> {
+    pub cache: &'a SearchState,
+    pub life: &'a Lifecycle,
+    pub graph: Option<&'a crate::lifecycle::graph::KnowledgeGraph>,
+    pub now: f64,
+    pub cosine_of: &'a dyn Fn(i64) -> Option<f64>,
 }
 
 /// How strongly a query matches a candidate, for reviving an archived memory.
@@ -373,12 +265,12 @@ impl Cue {
         match (has_query_vec, self.cosine) {
             (true, Some(cos)) => cos >= w.revive_cosine,
             (true, None) => false,
-            (false, _) => search::term_coverage(terms, text) >= w.revive_coverage,
+            (false, _) => crate::search::term_coverage(terms, text) >= w.revive_coverage,
         }
     }
 }
 
-fn candidates(
+pub(crate) fn candidates(
     conn: &Connection,
     ctx: &Ctx,
     q: &SearchQuery,
@@ -387,16 +279,16 @@ fn candidates(
     has_query_vec: bool,
 ) -> Result<Vec<Candidate>> {
     let now = ctx.now;
-    let live = |p: &PersonaMemory| super::lifecycle::live_state(ctx.inner, p, now);
-    let searched = common_terms_dropped(conn, ctx.inner, search::content_terms(&q.text))?;
-    let fts_expr = search::fts_any(&searched);
+    let live = |p: &PersonaMemory| ctx.life.live_state(p, now);
+    let searched = common_terms_dropped(conn, ctx.cache, crate::search::content_terms(&q.text))?;
+    let fts_expr = crate::search::fts_any(&searched);
     // Every matching row's BM25, in one pass: FTS5 scores every match anyway to sort
     // them, and a second MATCH for the episode rows below would compute the corpus
     // statistics again. Scores are kept aside; the pool is the best `w.pool`.
     // A search restricted to some kinds draws its candidates from those kinds only, so a
     // large journal cannot crowd persona memories out of the pools.
     let kinds = (!q.kinds.is_empty())
-        .then(|| q.kinds.iter().map(|k| format!("'{}'", k.column())).collect::<Vec<_>>().join(","));
+        .then(|| crate::engine::kinds::sql_list(&q.kinds.iter().map(|k| k.column()).collect::<Vec<_>>()));
     let mut lexical_all: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
     if let Some(expr) = &fts_expr {
         let sql = match &kinds {
@@ -423,7 +315,7 @@ fn candidates(
     }
     let mut bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
     let mut cosine: BTreeMap<i64, f64> = BTreeMap::new();
-    let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&search::Kind::Journal);
+    let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&crate::search::Kind::Journal);
     let scan_kinds = has_query_vec && kinds.is_some() && !journal_wanted;
     if let (true, Some(list)) = (scan_kinds, &kinds) {
         // Without the journal the wanted kinds are few (persona and flat memories): all
@@ -469,19 +361,13 @@ fn candidates(
     if w.episode > 0.0 && w.episode_seeds > 0 && journal_wanted {
         let mut seeds: Vec<(f64, f64)> = rows
             .iter()
-            .filter(|(_, r)| r.kind == "journal")
+            .filter(|(_, r)| r.kind == RecordKind::Journal)
             .map(|(rid, r)| (matching(*rid, r.pending, &bm25, &cosine), r.ts))
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut added = Vec::new();
-        let mut stmt = conn.prepare_cached(
-            "SELECT rid FROM records WHERE kind = 'journal' AND deleted = 0 AND ts BETWEEN ?1 AND ?2 LIMIT 200",
-        )?;
         for (_, ts) in seeds.iter().take(w.episode_seeds) {
-            for rid in
-                stmt.query_map(rusqlite::params![ts - w.episode_window, ts + w.episode_window], |r| r.get::<_, i64>(0))?
-            {
-                let rid = rid?;
+            for rid in records::journal_between(conn, ts - w.episode_window, ts + w.episode_window, 200)? {
                 if !rows.contains_key(&rid) && !added.contains(&rid) {
                     added.push(rid);
                 }
@@ -500,15 +386,14 @@ fn candidates(
         seeds.truncate(w.graph_seeds);
         seeds.retain(|(p, m)| *m > 0.0 && graph.contains(p));
         if !seeds.is_empty() {
-            activation = super::lifecycle::graph_signal(graph, &seeds, now);
+            activation = graph_signal(graph, &seeds, now);
             let known: std::collections::HashSet<&str> = rows.values().map(|r| r.path.as_str()).collect();
             let mut extra: Vec<(&String, &f64)> =
                 activation.iter().filter(|(p, a)| **a > 0.0 && !known.contains(p.as_str())).collect();
             extra.sort_by(|a, b| b.1.total_cmp(a.1).then_with(|| a.0.cmp(b.0)));
-            let mut stmt = conn.prepare_cached("SELECT rid FROM records WHERE path = ?1 AND deleted = 0")?;
             let mut added = Vec::new();
             for (path, _) in extra.into_iter().take(GRAPH_EXTRA) {
-                if let Some(rid) = stmt.query_row([path], |r| r.get::<_, i64>(0)).optional()? {
+                if let Some(rid) = records::rid_of(conn, path)? {
                     added.push(rid);
                 }
             }
@@ -519,29 +404,29 @@ fn candidates(
     let match_of: BTreeMap<i64, f64> =
         rows.iter().map(|(rid, r)| (*rid, matching(*rid, r.pending, &bm25, &cosine))).collect();
     let mut journal_times: Vec<(f64, f64)> =
-        rows.iter().filter(|(_, r)| r.kind == "journal").map(|(rid, r)| (r.ts, match_of[rid])).collect();
+        rows.iter().filter(|(_, r)| r.kind == RecordKind::Journal).map(|(rid, r)| (r.ts, match_of[rid])).collect();
     journal_times.sort_by(|a, b| a.0.total_cmp(&b.0));
     let episode_best = |ts: f64| -> f64 {
         let lo = journal_times.partition_point(|(t, _)| *t < ts - w.episode_window);
         journal_times[lo..].iter().take_while(|(t, _)| *t <= ts + w.episode_window).map(|(_, m)| *m).fold(0.0, f64::max)
     };
 
-    let covered = coverage(conn, ctx.inner, &searched, &rows)?;
-    let terms = search::query_terms(&q.text);
+    let covered = coverage(conn, ctx.cache, &searched, &rows)?;
+    let terms = crate::search::query_terms(&q.text);
     let best_match = match_of.values().copied().fold(0.0f64, f64::max);
-    let cue_terms = search::content_terms(&q.text);
-    let span = search::query::time_range(&q.text, now);
-    let intent = search::query::intent(&q.text);
+    let cue_terms = crate::search::content_terms(&q.text);
+    let span = crate::search::query::time_range(&q.text, now);
+    let intent = crate::search::query::intent(&q.text);
     let mut out = Vec::new();
     for (rid, row) in rows {
         let kind_ok = q.kinds.is_empty() || q.kinds.iter().any(|k| k.column() == row.kind);
         if !kind_ok {
             continue;
         }
-        let found = match row.kind.as_str() {
-            "kv" => Found::Memory(serde_json::from_str::<Memory>(&row.payload)?),
-            "journal" => Found::Journal(serde_json::from_str::<JournalEntry>(&row.payload)?),
-            "persona" => Found::Persona(serde_json::from_str::<PersonaMemory>(&row.payload)?),
+        let found = match row.kind {
+            RecordKind::Kv => Found::Memory(serde_json::from_str::<Memory>(&row.payload)?),
+            RecordKind::Journal => Found::Journal(serde_json::from_str::<JournalEntry>(&row.payload)?),
+            RecordKind::Persona => Found::Persona(serde_json::from_str::<PersonaMemory>(&row.payload)?),
             _ => continue,
         };
         // Archived records stay out unless the query is a strong cue for them. Forgotten and
@@ -570,34 +455,34 @@ fn candidates(
         if q.since.is_some_and(|s| t < s) || q.until.is_some_and(|u| t >= u) {
             continue;
         }
-        let mut values = [None; SIGNALS.len()];
-        values[index_of("matching")] = Some(match_of[&rid]);
-        values[index_of("vector")] = cosine.get(&rid).copied();
-        values[index_of("bm25")] = bm25.get(&rid).copied();
-        values[index_of("recency")] = Some(t);
+        let mut values = Values::default();
+        values[S::Matching] = Some(match_of[&rid]);
+        values[S::Vector] = cosine.get(&rid).copied();
+        values[S::Bm25] = bm25.get(&rid).copied();
+        values[S::Recency] = Some(t);
         if ctx.graph.is_some() && !activation.is_empty() {
-            values[index_of("graph")] = Some(search::round3(activation.get(&row.path).copied().unwrap_or(0.0)));
+            values[S::Graph] = Some(round3(activation.get(&row.path).copied().unwrap_or(0.0)));
         }
         // A memory outside the journal is its own episode: the signal exists for every
         // candidate, so no kind gains by carrying it.
-        values[index_of("episode")] = Some(if row.kind == "journal" { episode_best(row.ts) } else { match_of[&rid] });
+        values[S::Episode] = Some(if row.kind == RecordKind::Journal { episode_best(row.ts) } else { match_of[&rid] });
         if let Some((a, b)) = span {
-            values[index_of("time")] = Some(if (a..b).contains(&t) { 1.0 } else { 0.0 });
+            values[S::Time] = Some(if (a..b).contains(&t) { 1.0 } else { 0.0 });
         }
         let fits = match (intent, &found) {
-            (search::query::Intent::Episodic, Found::Journal(_)) => true,
-            (search::query::Intent::Procedural, Found::Persona(p)) => p.facet == "procedures",
-            (search::query::Intent::Person, Found::Persona(p)) => p.domain == "people",
+            (crate::search::query::Intent::Episodic, Found::Journal(_)) => true,
+            (crate::search::query::Intent::Procedural, Found::Persona(p)) => p.facet == "procedures",
+            (crate::search::query::Intent::Person, Found::Persona(p)) => p.domain == "people",
             _ => false,
         };
-        if intent != search::query::Intent::Factual {
-            values[index_of("intent")] = Some(if fits { 1.0 } else { 0.0 });
+        if intent != crate::search::query::Intent::Factual {
+            values[S::Intent] = Some(if fits { 1.0 } else { 0.0 });
         }
         // Flat memories and journal entries do not decay: neutral lifecycle values, so a
         // signal only persona memories carry cannot favour them by its mere presence.
-        values[index_of("relevance")] = Some(1.0);
-        values[index_of("activation")] = Some(0.0);
-        values[index_of("confidence")] = Some(1.0);
+        values[S::Relevance] = Some(1.0);
+        values[S::Activation] = Some(0.0);
+        values[S::Confidence] = Some(1.0);
         if let Found::Persona(p) = &found {
             if q.domain.as_ref().is_some_and(|d| *d != p.domain) || q.facet.as_ref().is_some_and(|f| *f != p.facet) {
                 continue;
@@ -611,19 +496,18 @@ fn candidates(
             if !wanted {
                 continue;
             }
-            let (theme, _) = search::theme_score(&terms, p);
-            values[index_of("theme")] = (theme > 0.0).then_some(theme);
+            let (theme, _) = crate::search::theme_score(&terms, p);
+            values[S::Theme] = (theme > 0.0).then_some(theme);
             // Rank fusion would treat a millisecond of decay as a difference: round first.
-            values[index_of("relevance")] = Some(search::round3(relevance));
+            values[S::Relevance] = Some(round3(relevance));
             let days = ((now - p.last_accessed) / DAY).max(0.0);
-            values[index_of("activation")] =
-                Some(search::round3((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln()));
-            values[index_of("confidence")] = Some(search::round3(p.confidence));
+            values[S::Activation] = Some(round3((1.0 + p.access_count as f64).ln() - 0.5 * (1.0 + days).ln()));
+            values[S::Confidence] = Some(round3(p.confidence));
             if revived && archived && w.revived_neutral {
                 // A strong cue brought it back from the archive; ranked on its match, as if
                 // fresh, when asked for.
-                values[index_of("relevance")] = Some(1.0);
-                values[index_of("activation")] = Some(0.0);
+                values[S::Relevance] = Some(1.0);
+                values[S::Activation] = Some(0.0);
             }
         } else if q.domain.is_some() || q.facet.is_some() {
             continue;

@@ -14,10 +14,15 @@
 use nostr::{Event, JsonUtil};
 use rusqlite::{params, Transaction};
 
-use super::{apply, enqueue, Inner, MemoryStore, Outcome};
+use std::sync::Arc;
+
+use super::apply::{self, Outcome};
+use super::records::ImportReport;
+use super::write::enqueue;
+use super::Engine;
+use crate::clock::system_secs as system_now;
 use crate::codec::{Decoded, Payload};
 use crate::error::{RejectReason, Result};
-use crate::ImportReport;
 
 /// How far ahead of the system clock an event may be dated and still be applied: clocks
 /// differ by seconds to minutes; anything further is a broken clock or an attack.
@@ -26,12 +31,6 @@ pub const FUTURE_SLACK: i64 = 15 * 60;
 /// Events per transaction: large enough to amortise fsync, small enough that a failure
 /// midway keeps most of the work.
 pub(crate) const BATCH: usize = 500;
-
-/// The system clock in whole seconds. Signing, quarantine and checkpoints use it, never
-/// the store's [`crate::Clock`].
-pub(crate) fn system_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs() as i64).unwrap_or(0)
-}
 
 /// Where a batch came from.
 #[derive(Debug, Clone)]
@@ -80,9 +79,9 @@ pub(crate) fn parse_value(v: serde_json::Value) -> Incoming {
 }
 
 /// Checks and applies a batch inside one transaction (see the module doc).
-pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Vec<Incoming>) -> Result<Admitted> {
+pub(crate) fn admit(tx: &Transaction, engine: &Engine, source: &Source, events: Vec<Incoming>) -> Result<Admitted> {
     let now = system_now();
-    let mut out = release_due(tx, inner, now)?;
+    let mut out = release_due(tx, engine, now)?;
     #[cfg(feature = "sync")]
     let mut acked: Vec<String> = Vec::new();
     for incoming in events {
@@ -101,7 +100,7 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
                 continue;
             }
         }
-        let mut decoded = match inner.codec.decode(&event) {
+        let mut decoded = match engine.codec().decode(&event) {
             Ok(d) => d,
             Err(reason) => {
                 apply::count_rejection(tx, reason, Some(&id))?;
@@ -119,9 +118,9 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
             // door allows for `created_at`, or they would win every merge to come.
             crate::model::merge::clamp_times(p, now.saturating_add(FUTURE_SLACK) as f64);
         }
-        let outcome = apply::apply(tx, &inner.codec, &event, &decoded)?;
+        let outcome = apply::apply(tx, engine.codec(), &event, &decoded)?;
         if matches!(outcome, Outcome::Applied | Outcome::Merged) {
-            inner.touch_events();
+            engine.touch_events();
         }
         if matches!(outcome, Outcome::Applied | Outcome::Merged | Outcome::Duplicate | Outcome::Stale) {
             out.newest = out.newest.max(Some(created_at));
@@ -133,12 +132,12 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
                 }
             }
             #[cfg(feature = "sync")]
-            Source::Relay { url, .. } => relay_books(tx, inner, url, &event, &decoded, outcome, now, &mut acked)?,
+            Source::Relay { url, .. } => relay_books(tx, engine, url, &event, &decoded, outcome, now, &mut acked)?,
         }
         out.report.count(outcome);
     }
     #[cfg(feature = "sync")]
-    super::relays::prune_outbox_ids(tx, &acked)?;
+    super::books::prune_outbox_ids(tx, &acked)?;
     Ok(out)
 }
 
@@ -149,7 +148,7 @@ pub(crate) fn admit(tx: &Transaction, inner: &Inner, source: &Source, events: Ve
 #[allow(clippy::too_many_arguments)]
 fn relay_books(
     tx: &Transaction,
-    inner: &Inner,
+    engine: &Engine,
     relay: &str,
     event: &Event,
     decoded: &Decoded,
@@ -185,7 +184,7 @@ fn relay_books(
                 |r| r.get(0),
             )?;
             if tie {
-                super::republish(tx, inner, &path)?;
+                super::write::republish(tx, engine, &path)?;
             }
         }
         _ => {}
@@ -204,7 +203,7 @@ fn quarantine(tx: &Transaction, event: &Event, source: &str, now: i64) -> rusqli
 
 /// Applies the quarantined events whose time has come (as imports: they were checked on
 /// arrival, and are checked again).
-pub(crate) fn release_due(tx: &Transaction, inner: &Inner, now: i64) -> Result<Admitted> {
+pub(crate) fn release_due(tx: &Transaction, engine: &Engine, now: i64) -> Result<Admitted> {
     let limit = now.saturating_add(FUTURE_SLACK);
     let due: Vec<String> = tx
         .prepare_cached("SELECT json FROM quarantine WHERE created_at <= ?1 ORDER BY created_at, id")?
@@ -215,7 +214,7 @@ pub(crate) fn release_due(tx: &Transaction, inner: &Inner, now: i64) -> Result<A
     }
     tx.execute("DELETE FROM quarantine WHERE created_at <= ?1", [limit])?;
     let events = due.iter().map(|j| Event::from_json(j).ok()).collect();
-    admit(tx, inner, &Source::Import, events)
+    admit(tx, engine, &Source::Import, events)
 }
 
 /// Whether [`repair_future`] has anything to do (a read, so a read-only store opens).
@@ -243,12 +242,12 @@ pub(crate) fn needs_repair(conn: &rusqlite::Connection) -> rusqlite::Result<bool
 ///   longer blocks new versions until its date).
 ///
 /// Returns how many events were repaired.
-pub(crate) fn repair_future(tx: &Transaction, inner: &Inner) -> Result<u64> {
+pub(crate) fn repair_future(tx: &Transaction, engine: &Engine) -> Result<u64> {
     let now = system_now();
     let limit = now.saturating_add(FUTURE_SLACK);
     #[cfg(feature = "sync")]
     tx.execute("UPDATE relays SET checkpoint = ?1 WHERE checkpoint > ?1", [now])?;
-    release_due(tx, inner, now)?;
+    release_due(tx, engine, now)?;
     let poisoned: Vec<String> = tx
         .prepare("SELECT json FROM events WHERE created_at > ?1 ORDER BY created_at")?
         .query_map([limit], |r| r.get(0))?
@@ -259,51 +258,33 @@ pub(crate) fn repair_future(tx: &Transaction, inner: &Inner) -> Result<u64> {
         tracing::warn!(event_id = %id, created_at = event.created_at.as_secs(), "repairing an event dated in the future");
         tx.execute("DELETE FROM events WHERE id = ?1", [&id])?;
         tx.execute("DELETE FROM deletions WHERE request_id = ?1", [&id])?;
-        let Ok(Decoded::Record { path, payload, .. }) = inner.codec.decode(&event) else { continue };
-        let del = inner.codec.deletion_event(std::slice::from_ref(&id), &[], now as u64)?;
-        let decoded =
-            inner.codec.decode(&del).map_err(|reason| crate::Error::Rejected { event_id: del.id.to_hex(), reason })?;
-        apply::apply(tx, &inner.codec, &del, &decoded)?;
+        let Ok(Decoded::Record { path, payload, .. }) = engine.codec().decode(&event) else { continue };
+        let del = engine.codec().deletion_event(std::slice::from_ref(&id), &[], now as u64)?;
+        let decoded = engine
+            .codec()
+            .decode(&del)
+            .map_err(|reason| crate::Error::Rejected { event_id: del.id.to_hex(), reason })?;
+        apply::apply(tx, engine.codec(), &del, &decoded)?;
         enqueue(tx, &del)?;
         let current = apply::current(tx, &path.to_d())?.is_some_and(|c| c.event_id == id);
         if current {
-            super::write_record(tx, inner, &path, payload)?;
+            super::write::write_record(tx, engine, &path, payload)?;
         }
-        inner.touch_events();
+        engine.touch_events();
     }
     Ok(poisoned.len() as u64)
 }
 
-impl MemoryStore {
+impl Engine {
     /// Runs `events` through the door in transactions of [`BATCH`].
-    pub(crate) async fn admit_all(&self, source: Source, events: Vec<Incoming>) -> Result<Admitted> {
+    pub(crate) async fn admit_all(self: &Arc<Self>, source: Source, events: Vec<Incoming>) -> Result<Admitted> {
         let mut total = Admitted::default();
         let mut events = events.into_iter().peekable();
         while events.peek().is_some() {
             let chunk: Vec<Incoming> = events.by_ref().take(BATCH).collect();
             let source = source.clone();
-            total.absorb(self.write(move |tx, inner| admit(tx, inner, &source, chunk)).await?);
+            total.absorb(self.write(move |tx, engine| admit(tx, engine, &source, chunk)).await?);
         }
         Ok(total)
-    }
-
-    /// Checks and applies events from elsewhere (a backup, another tool). Each is verified
-    /// as untrusted input; refusals are counted, never fatal; events dated more than
-    /// [`FUTURE_SLACK`] ahead wait in the quarantine. Applied events are queued for relays.
-    pub async fn import_events(&self, events: Vec<Event>) -> Result<ImportReport> {
-        Ok(self.admit_all(Source::Import, events.into_iter().map(Some).collect()).await?.report)
-    }
-
-    /// [`MemoryStore::import_events`] from JSON Lines of NIP-01 events. A line that is not
-    /// an event is counted as `malformed_event`; blank lines are skipped.
-    pub async fn import_json_lines(&self, text: &str) -> Result<ImportReport> {
-        let events = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| Event::from_json(l).ok()).collect();
-        Ok(self.admit_all(Source::Import, events).await?.report)
-    }
-
-    /// Events waiting in the quarantine (dated too far ahead when they arrived).
-    pub async fn quarantined(&self) -> Result<u64> {
-        self.read(|conn, _| Ok(conn.query_row("SELECT count(*) FROM quarantine", [], |r| r.get::<_, i64>(0))? as u64))
-            .await
     }
 }

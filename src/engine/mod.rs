@@ -1,0 +1,280 @@
+//! The storage engine: the one owner of the database.
+//!
+//! It holds the connections (one writer, a small pool of readers beside it in WAL mode),
+//! the schema, typed reads and writes of rows, [`apply`] (the single path by which any
+//! event changes state), [`ingest`] (the one door for events from elsewhere), references
+//! ([`refs`]) and the relay books ([`books`]). It knows no ranking and no lifecycle rule:
+//! search, the embedding pipeline and the lifecycle call it with the handles they need.
+
+pub(crate) mod apply;
+#[cfg(feature = "sync")]
+pub(crate) mod books;
+pub(crate) mod ingest;
+pub(crate) mod kinds;
+mod open;
+pub(crate) mod records;
+pub(crate) mod refs;
+mod schema;
+pub(crate) mod write;
+
+use std::path::{Path as FsPath, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use rusqlite::{Connection, Transaction, TransactionBehavior};
+
+use crate::clock::Clock;
+use crate::codec::Codec;
+use crate::error::{Error, Result};
+
+pub use apply::Outcome;
+pub use ingest::FUTURE_SLACK;
+pub(crate) use open::Opened;
+pub use records::{ImportReport, StoreStats};
+pub use refs::{address_of, Resolved};
+
+/// Reader connections at most: enough that a search, a recall and an export run while a
+/// consolidation cycle reads, few enough that their page caches stay small.
+const MAX_READERS: usize = 4;
+
+/// What a handle may do to the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// Read and write.
+    ReadWrite,
+    /// Evaluating at a fixed time (`--now`): reads are peeks, nothing is signed.
+    Evaluate,
+    /// The files are read-only: every write fails with [`Error::ReadOnlyStore`].
+    ReadOnly,
+}
+
+/// Commits that changed events: announced to live sync, counted for caches.
+struct Notify {
+    /// Set inside a transaction that changed events; announced after it commits.
+    changed: AtomicBool,
+    /// Counts commits that changed events (live sync pushes on each).
+    changes: tokio::sync::watch::Sender<u64>,
+    /// Bumped by every committed change; caches (the knowledge graph) compare against it.
+    generation: AtomicU64,
+}
+
+/// The writer and the pool of readers.
+struct Connections {
+    writer: Mutex<Connection>,
+    /// Idle readers, the most recently used last (its page cache is the warmest).
+    idle: Mutex<Vec<Connection>>,
+    /// Readers open, idle or lent.
+    open: Mutex<usize>,
+    returned: Condvar,
+}
+
+/// The storage engine's handle. Shared as `Arc<Engine>`.
+pub(crate) struct Engine {
+    conns: Connections,
+    path: PathBuf,
+    codec: Codec,
+    clock: Arc<dyn Clock>,
+    /// This store's name in version vectors and access counters (random, per store file).
+    device: String,
+    access: Access,
+    /// Opens another reader exactly as the writer was opened (flags, key, pragmas).
+    reader: open::ReaderRecipe,
+    notify: Notify,
+}
+
+/// A lock that outlives a panic: a panicking closure's transaction rolled back as it
+/// unwound, so the connection is as it was before it; refusing every later call would
+/// leave the store unusable for nothing.
+fn relock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// A reader lent to one closure; back to the pool on drop (also when the closure panics).
+struct Lent<'a> {
+    engine: &'a Engine,
+    conn: Option<Connection>,
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Some(conn) = self.conn.take() {
+            if std::thread::panicking() {
+                // A statement may have been left half read: drop it and open another later.
+                drop(conn);
+                *relock(&self.engine.conns.open) -= 1;
+            } else {
+                relock(&self.engine.conns.idle).push(conn);
+            }
+            self.engine.conns.returned.notify_one();
+        }
+    }
+}
+
+impl Engine {
+    /// The SQLite file.
+    pub(crate) fn path(&self) -> &FsPath {
+        &self.path
+    }
+
+    /// Signs and decodes as this store.
+    pub(crate) fn codec(&self) -> &Codec {
+        &self.codec
+    }
+
+    /// "Now", per the store's clock.
+    pub(crate) fn now(&self) -> f64 {
+        self.clock.now()
+    }
+
+    /// This store's device id.
+    pub(crate) fn device(&self) -> &str {
+        &self.device
+    }
+
+    /// Opened to evaluate at a fixed time, or read-only on disk: sign nothing, count no access.
+    pub(crate) fn evaluate_only(&self) -> bool {
+        self.access != Access::ReadWrite
+    }
+
+    /// The store's files are read-only.
+    pub(crate) fn read_only(&self) -> bool {
+        self.access == Access::ReadOnly
+    }
+
+    /// Encrypted at rest (docs/encryption.md).
+    pub(crate) fn encrypted(&self) -> bool {
+        self.reader.encrypted()
+    }
+
+    /// Notes that the running transaction changed events.
+    pub(crate) fn touch_events(&self) {
+        self.notify.changed.store(true, Ordering::SeqCst);
+    }
+
+    /// A receiver that sees a new value after every commit that changed events.
+    pub(crate) fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.notify.changes.subscribe()
+    }
+
+    /// The count of committed changes (for caches).
+    pub(crate) fn generation(&self) -> u64 {
+        self.notify.generation.load(Ordering::SeqCst)
+    }
+
+    /// Takes an idle reader, opens one when fewer than [`MAX_READERS`] are open, else waits
+    /// for one to come back.
+    fn lend(&self) -> Result<Lent<'_>> {
+        let mut idle = relock(&self.conns.idle);
+        loop {
+            if let Some(conn) = idle.pop() {
+                return Ok(Lent { engine: self, conn: Some(conn) });
+            }
+            {
+                let mut open = relock(&self.conns.open);
+                if *open < MAX_READERS {
+                    *open += 1;
+                    drop(open);
+                    drop(idle);
+                    return match self.reader.open(&self.path) {
+                        Ok(conn) => Ok(Lent { engine: self, conn: Some(conn) }),
+                        Err(e) => {
+                            *relock(&self.conns.open) -= 1;
+                            Err(e)
+                        }
+                    };
+                }
+            }
+            idle = self.conns.returned.wait(idle).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+
+    /// Runs `f` on a reader connection, on the calling thread (inside a blocking task).
+    pub(crate) fn read_now<T>(&self, f: impl FnOnce(&Connection, &Engine) -> Result<T>) -> Result<T> {
+        let lent = self.lend()?;
+        f(lent.conn.as_ref().expect("lent"), self)
+    }
+
+    /// Runs `f` on a reader in a blocking task: reads never wait behind a write, a graph
+    /// build or a consolidation cycle (WAL readers see the last commit).
+    pub(crate) async fn read<T, F>(self: &Arc<Self>, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection, &Engine) -> Result<T> + Send + 'static,
+    {
+        let engine = self.clone();
+        blocking(move || engine.read_now(f)).await
+    }
+
+    /// Runs `f` on the writer connection, outside a transaction, on the calling thread.
+    #[cfg(feature = "vectors")]
+    pub(crate) fn with_writer<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        f(&relock(&self.conns.writer))
+    }
+
+    /// Runs `f` on the writer connection itself, outside a transaction (pragmas, WAL
+    /// checkpoints, `data_version`).
+    pub(crate) async fn on_writer<T, F>(self: &Arc<Self>, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T> + Send + 'static,
+    {
+        let engine = self.clone();
+        blocking(move || f(&relock(&engine.conns.writer))).await
+    }
+
+    /// Runs `f` in one immediate transaction, committed only if `f` succeeds (blocking).
+    pub(crate) fn write_now<T>(&self, f: impl FnOnce(&Transaction, &Engine) -> Result<T>) -> Result<T> {
+        Ok(self.write_tracked_now(f)?.0)
+    }
+
+    /// [`Engine::write_now`], also telling whether the transaction changed events.
+    pub(crate) fn write_tracked_now<T>(&self, f: impl FnOnce(&Transaction, &Engine) -> Result<T>) -> Result<(T, bool)> {
+        if self.read_only() {
+            return Err(Error::ReadOnlyStore(self.path.clone()));
+        }
+        let mut conn = relock(&self.conns.writer);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::db(&self.path))?;
+        self.notify.changed.store(false, Ordering::SeqCst);
+        let out = f(&tx, self)?;
+        tx.commit().map_err(Error::db(&self.path))?;
+        let changed = self.notify.changed.swap(false, Ordering::SeqCst);
+        if changed {
+            self.notify.changes.send_modify(|n| *n += 1);
+            self.notify.generation.fetch_add(1, Ordering::SeqCst);
+        }
+        Ok((out, changed))
+    }
+
+    /// [`Engine::write_now`] in a blocking task.
+    pub(crate) async fn write<T, F>(self: &Arc<Self>, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction, &Engine) -> Result<T> + Send + 'static,
+    {
+        let engine = self.clone();
+        blocking(move || engine.write_now(f)).await
+    }
+
+    /// [`Engine::write_tracked_now`] in a blocking task.
+    pub(crate) async fn write_tracked<T, F>(self: &Arc<Self>, f: F) -> Result<(T, bool)>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction, &Engine) -> Result<T> + Send + 'static,
+    {
+        let engine = self.clone();
+        blocking(move || engine.write_tracked_now(f)).await
+    }
+
+    /// SQLite's `data_version` on the writer: changes when another connection (another
+    /// process) commits. Asked of the writer, whose own commits do not count.
+    #[cfg(feature = "sync")]
+    pub(crate) async fn data_version(self: &Arc<Self>) -> Result<i64> {
+        self.on_writer(|conn| Ok(conn.query_row("PRAGMA data_version", [], |r| r.get(0))?)).await
+    }
+}
+
+/// Runs `f` on Tokio's blocking pool. A panic in `f` comes back as [`Error::Task`]; the
+/// store stays usable (see [`relock`]).
+pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
+    tokio::task::spawn_blocking(f).await?
+}

@@ -1,0 +1,498 @@
+//! The consolidation cycle (seeds 000 and 001): prune lifecycle states, promote
+//! recurring journal content to persona facts, link similar persona memories, strengthen
+//! edges between memories retrieved together, decay and drop weak learned edges.
+//!
+//! Idempotent: every step is a function of the store's contents plus what happened
+//! since the last cycle (new journal entries, co-retrievals, whole days elapsed), so a
+//! second run with nothing new in between changes nothing.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use rusqlite::{Connection, Transaction};
+use serde::Serialize;
+
+use super::gate::lexical_similarity;
+use super::graph::{self, EdgeKind, StoredEdge};
+use super::persona::{prune, PruneReport};
+use super::runtime::{relock, save_edges, stored_edges, Lifecycle};
+use super::Parts;
+use crate::engine::records::{self, meta_get, meta_set};
+use crate::engine::Engine;
+use crate::error::Result;
+use crate::model::{round3, PersonaMemory};
+use crate::text::{content_terms, folded_content_words, fts_any};
+
+const DAY: f64 = 86_400.0;
+/// Journal entries examined for recurrence per cycle (oldest unexamined first); later
+/// cycles take the rest.
+const RECUR_BATCH: usize = 1_000;
+/// Co-retrieval of two memories adds this much to their edge (Vestige: 0..2 strength).
+const COACTIVATION_STEP: f64 = 0.2;
+
+/// What one consolidation cycle changed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct ConsolidationReport {
+    /// Lifecycle state changes and deletions ([`crate::MemoryStore::persona_prune`]).
+    pub prune: PruneReport,
+    /// Persona memories created from recurring journal content, by address.
+    pub promoted: Vec<String>,
+    /// Semantic edges added or re-weighted between similar persona memories.
+    pub linked: usize,
+    /// Co-activation edges strengthened (memories retrieved together).
+    pub strengthened: usize,
+    /// Whole days of edge decay applied ...
+    pub decay_days: u64,
+    /// ... and the weak edges dropped.
+    pub edges_pruned: usize,
+    /// Learned edges after the cycle.
+    pub edges: usize,
+    /// When it ran.
+    pub at: f64,
+}
+
+impl ConsolidationReport {
+    /// Whether the cycle changed anything.
+    pub fn changed(&self) -> bool {
+        self.prune.changed()
+            || !self.promoted.is_empty()
+            || self.linked > 0
+            || self.strengthened > 0
+            || self.decay_days > 0
+            || self.edges_pruned > 0
+    }
+}
+
+/// Journal entries of one pattern closer in time than this (to the previous one) belong
+/// to one episode: a burst of copies is one occurrence, not a habit.
+const EPISODE_GAP: f64 = 6.0 * 3_600.0;
+/// ... and an episode lasts at most this long, so steady writing does not chain days.
+const EPISODE_SPAN: f64 = DAY;
+/// A word on more than this share of the journal's days is routine (day-IDF below
+/// ln 4): it says nothing specific about any one day.
+const COMMON_DAY_SHARE: f64 = 0.25;
+/// Specific (not routine) content words a pattern must share to be worth a fact.
+const MIN_SPECIFIC_WORDS: usize = 2;
+/// How many times more days than chance a pattern's two rarest specific words must share.
+const MIN_LIFT: f64 = 4.0;
+/// Share of the first entry's content words the cluster must share.
+const MIN_SHARED_SHARE: f64 = 2.0 / 3.0;
+/// Candidates examined for each fresh entry's cluster (FTS5 rank order).
+const NEIGHBOURS: usize = 50;
+/// What `source` of a promoted fact starts with; search ranks such facts below their
+/// evidence ([`promoted_below_evidence`]).
+pub(crate) const PROMOTED_SOURCE: &str = "consolidation:";
+/// A promoted fact is an inference from routine text, not something the user said.
+const PROMOTED_CONFIDENCE: f64 = 0.5;
+
+/// Recurring journal content: a cluster of at least `recur_min` similar entries from as
+/// many distinct episodes, sharing enough specific words.
+struct Recurrence {
+    /// Earliest entry's content, how many entries recur, and in how many episodes.
+    content: String,
+    count: usize,
+    episodes: usize,
+}
+
+/// A journal entry: rid, content, time.
+type Entry = (i64, String, f64);
+
+fn slug(text: &str) -> String {
+    let words: Vec<String> = content_terms(text).into_iter().take(6).collect();
+    let s = words.join("-");
+    if s.is_empty() {
+        "entry".into()
+    } else {
+        s.chars().take(80).collect()
+    }
+}
+
+/// Distinct episodes among entry times: a new one starts `EPISODE_GAP` after the
+/// previous entry, or `EPISODE_SPAN` after the episode's first.
+fn episodes(times: &mut [f64]) -> usize {
+    times.sort_by(f64::total_cmp);
+    let (mut n, mut start, mut last) = (0, f64::NEG_INFINITY, f64::NEG_INFINITY);
+    for t in times.iter() {
+        if t - last >= EPISODE_GAP || t - start >= EPISODE_SPAN {
+            n += 1;
+            start = *t;
+        }
+        last = *t;
+    }
+    n
+}
+
+/// How routine the journal's words are: its days, and per word (cached) the days it
+/// appears on.
+struct DayFrequency<'c> {
+    conn: &'c Connection,
+    days: u64,
+    cache: BTreeMap<String, u64>,
+}
+
+impl<'c> DayFrequency<'c> {
+    fn new(conn: &'c Connection) -> Result<Self> {
+        Ok(DayFrequency { conn, days: records::journal_days(conn, None)?, cache: BTreeMap::new() })
+    }
+
+    /// Days with a journal entry containing `word` (FTS5's stemmer matches its forms).
+    fn days_of(&mut self, word: &str) -> Result<u64> {
+        if let Some(d) = self.cache.get(word) {
+            return Ok(*d);
+        }
+        let Some(expr) = fts_any(&[word.to_string()]) else { return Ok(0) };
+        let d = records::journal_days(self.conn, Some(&expr))?;
+        self.cache.insert(word.to_string(), d);
+        Ok(d)
+    }
+
+    /// Whether `word` is specific: on at most `COMMON_DAY_SHARE` of the journal's days
+    /// (its day-IDF, ln(days / days_of), at least ln 4).
+    fn specific(&mut self, word: &str) -> Result<bool> {
+        Ok((self.days_of(word)? as f64) <= COMMON_DAY_SHARE * self.days as f64)
+    }
+}
+
+/// Whether a cluster says something specific: most of its first entry's content words
+/// (at least `MIN_SHARED_SHARE`) are found in at least half of its entries, so the text
+/// promoted is what recurs and not one occurrence's details; and `MIN_SPECIFIC_WORDS` of
+/// those shared words are specific over the journal's days, the two rarest of them together
+/// in its entries on `recur_min` days and on `MIN_LIFT` times the days chance would give.
+fn informative(cluster: &[Entry], freq: &mut DayFrequency, recur_min: usize) -> Result<bool> {
+    let words: Vec<BTreeMap<String, String>> = cluster.iter().map(|(_, c, _)| folded_content_words(c)).collect();
+    let shared: Vec<(&String, &String)> = words[0]
+        .iter()
+        .filter(|(folded, _)| 2 * words.iter().filter(|w| w.contains_key(*folded)).count() >= cluster.len())
+        .collect();
+    if (shared.len() as f64) < MIN_SHARED_SHARE * words[0].len() as f64 {
+        return Ok(false);
+    }
+    let mut specific: Vec<(u64, &String)> = Vec::new();
+    for (folded, form) in shared {
+        if freq.specific(form)? {
+            specific.push((freq.days_of(form)?, folded));
+        }
+    }
+    if specific.len() < MIN_SPECIFIC_WORDS {
+        return Ok(false);
+    }
+    // Its two rarest specific words must come together, in its entries, on `recur_min`
+    // days and on `MIN_LIFT` times the days chance would give them (their day frequencies,
+    // independent): "Ana" and "weather" of "Lunch with Ana; talked about weather", in a
+    // cluster of lunches with anyone about anything, meet by coincidence if at all.
+    specific.sort();
+    let ((da, a), (db, b)) = (specific[0], specific[1]);
+    let together: BTreeSet<i64> = cluster
+        .iter()
+        .zip(&words)
+        .filter(|(_, w)| w.contains_key(a) && w.contains_key(b))
+        .map(|((_, _, t), _)| (t / DAY).floor() as i64)
+        .collect();
+    let chance = (da * db) as f64 / freq.days.max(1) as f64;
+    Ok(together.len() >= recur_min && together.len() as f64 >= MIN_LIFT * chance)
+}
+
+/// Entries lexically similar to `text` (FTS5 candidates, then word overlap): the fallback
+/// when there are no vectors.
+fn lexical_neighbours(conn: &Connection, text: &str, threshold: f64) -> Result<Vec<Entry>> {
+    let Some(expr) = fts_any(&content_terms(text)) else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    for (rid, e) in records::journal_matching(conn, &expr, NEIGHBOURS)? {
+        if lexical_similarity(text, &e.content) >= threshold {
+            out.push((rid, e.content, e.created_at));
+        }
+    }
+    Ok(out)
+}
+
+/// Runs one cycle now; cycles never overlap: a call waits for a running one.
+pub(crate) async fn consolidate(parts: &Parts) -> Result<ConsolidationReport> {
+    let one_at_a_time = parts.life.cycle.running.clone().lock_owned().await;
+    consolidate_locked(parts, one_at_a_time).await
+}
+
+/// Waits until no consolidation cycle is running (see [`crate::MemoryStore::settle`]).
+pub(crate) async fn settle(life: &Lifecycle) {
+    drop(life.cycle.running.lock().await);
+}
+
+/// A cycle, for the holder of the consolidation lock.
+async fn consolidate_locked(parts: &Parts, _lock: tokio::sync::OwnedMutexGuard<()>) -> Result<ConsolidationReport> {
+    let life = &parts.life;
+    let writes_at_start = life.cycle.writes.load(Ordering::SeqCst);
+    let coactive: BTreeMap<(String, String), u32> = std::mem::take(&mut *relock(&life.cycle.coactive));
+    let result = cycle(parts, coactive.clone()).await;
+    match &result {
+        Ok(_) => {
+            // Writes made during the cycle still count toward the next one.
+            let _ = life
+                .cycle
+                .writes
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| Some(n.saturating_sub(writes_at_start)));
+        }
+        Err(_) => {
+            // Nothing learned is lost: the co-retrievals wait for the next cycle.
+            let mut log = relock(&life.cycle.coactive);
+            for (k, n) in coactive {
+                *log.entry(k).or_default() += n;
+            }
+        }
+    }
+    // Learned edges changed without any event changing: the cached graph is stale.
+    if matches!(&result, Ok(r) if r.changed()) {
+        life.edges_changed();
+    }
+    result
+}
+
+async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Result<ConsolidationReport> {
+    let (engine, life) = (&parts.engine, parts.life.clone());
+    // Promotion first, in its own transaction: the facts it creates take part in this
+    // cycle's linking, so the next cycle finds nothing new to link.
+    let (recurring, watermark) = recurrence_inputs(engine, &life).await?;
+    let l = life.clone();
+    let promoted = engine
+        .write(move |tx, engine| {
+            let promoted = promote(tx, engine, &l, &recurring, engine.now())?;
+            meta_set(tx, "consolidated_journal_rid", &watermark.to_string())?;
+            Ok(promoted)
+        })
+        .await?;
+    // Linking compares persona memories only: the rest waits for its own pass.
+    #[cfg(feature = "vectors")]
+    crate::index::pipeline::embed_persona(engine, &parts.vectors).await?;
+    let similar = similar_inputs(engine, &life, parts.vectors.is_some()).await?;
+    engine
+        .write(move |tx, engine| {
+            let now = engine.now();
+            let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
+            report.prune = prune(tx, engine, &life)?;
+            let before = stored_edges(tx)?;
+            // Edges of memories that are gone go with them. Only the endpoints are looked up
+            // (path is unique), not every record of the store.
+            let live: BTreeSet<String> = {
+                let ends: BTreeSet<&String> =
+                    before.iter().flat_map(|e| [&e.a, &e.b]).chain(coactive.keys().flat_map(|(a, b)| [a, b])).collect();
+                let mut live = BTreeSet::new();
+                for path in ends {
+                    if records::path_is_live(tx, path)? {
+                        live.insert(path.clone());
+                    }
+                }
+                live
+            };
+            let mut edges: Vec<StoredEdge> =
+                before.iter().filter(|e| live.contains(&e.a) && live.contains(&e.b)).cloned().collect();
+            report.edges_pruned = before.len() - edges.len();
+            // Decay counts whole days since the last decay, so a second cycle on the same
+            // day decays nothing.
+            let today = (now / DAY).floor() as i64;
+            let last: i64 = meta_get(tx, "edges_decayed_day")?.and_then(|s| s.parse().ok()).unwrap_or(today);
+            if today > last {
+                report.decay_days = (today - last) as u64;
+                let factor = graph::CYCLE_DECAY.powi(report.decay_days as i32);
+                report.edges_pruned += graph::decay_and_prune(&mut edges, factor, graph::PRUNE_BELOW);
+            }
+            meta_set(tx, "edges_decayed_day", &today.max(last).to_string())?;
+            for (a, b, sim) in &similar {
+                // A link dates from its discovery; found again, it keeps that date and is
+                // restored to its similarity (only links no longer found fade out).
+                let known = before.iter().find(|e| e.kind == EdgeKind::Semantic && e.a == *a && e.b == *b);
+                let created_at = known.map_or(now, |e| e.created_at);
+                if known.map(|e| e.weight) != Some(*sim) {
+                    report.linked += 1;
+                }
+                let edge =
+                    StoredEdge { a: a.clone(), b: b.clone(), kind: EdgeKind::Semantic, weight: *sim, created_at };
+                graph::upsert(&mut edges, edge);
+            }
+            for ((a, b), n) in &coactive {
+                if live.contains(a) && live.contains(b) {
+                    graph::strengthen(&mut edges, a, b, COACTIVATION_STEP * *n as f64, now);
+                    report.strengthened += 1;
+                }
+            }
+            edges.sort_by(|x, y| (&x.a, &x.b, x.kind.as_str()).cmp(&(&y.a, &y.b, y.kind.as_str())));
+            if edges != before {
+                save_edges(tx, &edges)?;
+            }
+            report.edges = edges.len();
+            meta_set(tx, "last_consolidation", &now.to_string())?;
+            Ok(report)
+        })
+        .await
+}
+
+/// Similar persona pairs `(a, b, similarity)` with `a < b`: cosine of their embeddings,
+/// or word overlap without a model.
+async fn similar_inputs(
+    engine: &Arc<Engine>,
+    life: &Arc<Lifecycle>,
+    vectors_on: bool,
+) -> Result<Vec<(String, String, f64)>> {
+    let link = life.options.link_similarity;
+    engine
+        .read(move |conn, _| {
+            // Persona memories: few (thousands at most), so every pair is compared.
+            let persona = records::all_persona(conn)?;
+            let vecs: BTreeMap<i64, Vec<f32>> = if vectors_on {
+                records::persona_vectors(conn, None)?.into_iter().map(|(rid, _, v)| (rid, v)).collect()
+            } else {
+                BTreeMap::new()
+            };
+            let path_of = |m: &PersonaMemory| {
+                crate::codec::Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }
+                    .to_d()
+            };
+            let mut similar = Vec::new();
+            for (i, (ra, ma)) in persona.iter().enumerate() {
+                for (rb, mb) in &persona[i + 1..] {
+                    let sim = match (vecs.get(ra), vecs.get(rb)) {
+                        (Some(x), Some(y)) => crate::index::dot(x, y),
+                        _ if vectors_on => continue,
+                        _ => lexical_similarity(&ma.value, &mb.value),
+                    };
+                    if sim >= link {
+                        let (a, b) = (path_of(ma), path_of(mb));
+                        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+                        similar.push((a, b, round3(sim)));
+                    }
+                }
+            }
+            Ok(similar)
+        })
+        .await
+}
+
+/// Recurring journal content among the entries since the last cycle, and the newest
+/// journal rid examined. A cluster qualifies with `recur_min` distinct episodes and
+/// `MIN_SPECIFIC_WORDS` specific shared words; one that does not is judged again when
+/// a new entry of it comes (the journal's days have grown by then).
+async fn recurrence_inputs(engine: &Arc<Engine>, life: &Arc<Lifecycle>) -> Result<(Vec<Recurrence>, i64)> {
+    let (recur, recur_min) = (life.options.recur_similarity, life.options.recur_min);
+    engine
+        .read(move |conn, _| {
+            // Journal: entries since the last cycle, each with its similar entries.
+            let after: i64 = meta_get(conn, "consolidated_journal_rid")?.and_then(|s| s.parse().ok()).unwrap_or(0);
+            let fresh = records::journal_after(conn, after, RECUR_BATCH)?;
+            let watermark = fresh.iter().map(|(rid, _)| *rid).max().unwrap_or(after).max(after);
+            let mut freq = DayFrequency::new(conn)?;
+            let mut seen: BTreeSet<i64> = BTreeSet::new();
+            let mut recurring = Vec::new();
+            for (rid, entry) in &fresh {
+                if seen.contains(rid) {
+                    continue;
+                }
+                let mut cluster = lexical_neighbours(conn, &entry.content, recur)?;
+                if !cluster.iter().any(|(r, _, _)| r == rid) {
+                    cluster.push((*rid, entry.content.clone(), entry.created_at));
+                }
+                if cluster.len() < recur_min {
+                    continue;
+                }
+                cluster.sort_by_key(|(r, _, _)| *r);
+                // Judged once per cycle: its other fresh entries would find the same cluster.
+                seen.extend(cluster.iter().map(|(r, _, _)| *r));
+                let n_episodes = episodes(&mut cluster.iter().map(|(_, _, t)| *t).collect::<Vec<_>>());
+                if n_episodes < recur_min {
+                    continue;
+                }
+                if !informative(&cluster, &mut freq, recur_min)? {
+                    continue;
+                }
+                recurring.push(Recurrence {
+                    content: cluster[0].1.clone(),
+                    count: cluster.len(),
+                    episodes: n_episodes,
+                });
+            }
+            Ok((recurring, watermark))
+        })
+        .await
+}
+
+/// Counts a write toward the next automatic cycle, and starts one when due.
+pub(crate) fn note_write(parts: &Parts) {
+    let life = &parts.life;
+    let every = life.options.consolidate_every;
+    let n = life.cycle.writes.fetch_add(1, Ordering::SeqCst) + 1;
+    life.cycle.last_write.store(life.cycle.opened.elapsed().as_millis() as u64, Ordering::SeqCst);
+    if every > 0 && n >= every {
+        spawn_consolidation(parts);
+    }
+}
+
+fn spawn_consolidation(parts: &Parts) {
+    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+    // A cycle running (or queued) already: this one would find nothing new.
+    let Ok(lock) = parts.life.cycle.running.clone().try_lock_owned() else { return };
+    let parts = parts.clone();
+    handle.spawn(async move {
+        if let Err(e) = consolidate_locked(&parts, lock).await {
+            tracing::warn!("automatic consolidation failed: {e}");
+            // Try again after another round of writes, not after every one.
+            parts.life.cycle.writes.store(0, Ordering::SeqCst);
+        }
+    });
+}
+
+/// Starts the idle timer (when configured and a runtime is running): a cycle runs once
+/// no write has come for `consolidate_idle` and something was written since the last.
+pub(crate) fn start_idle_consolidation(parts: &Parts) {
+    let Some(idle) = parts.life.options.consolidate_idle else { return };
+    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
+    let weak = parts.downgrade();
+    let tick = idle.min(std::time::Duration::from_secs(30)).max(std::time::Duration::from_millis(10));
+    handle.spawn(async move {
+        loop {
+            tokio::time::sleep(tick).await;
+            // The store is gone once every handle is dropped: stop with it.
+            let Some(parts) = weak.upgrade() else { break };
+            let cycle = &parts.life.cycle;
+            let elapsed = cycle.opened.elapsed().as_millis() as u64;
+            let quiet = elapsed - cycle.last_write.load(Ordering::SeqCst).min(elapsed);
+            if cycle.writes.load(Ordering::SeqCst) > 0 && quiet >= idle.as_millis() as u64 {
+                spawn_consolidation(&parts);
+            }
+        }
+    });
+}
+
+/// Creates a persona fact for each recurring pattern no persona memory states yet.
+fn promote(
+    tx: &Transaction,
+    engine: &Engine,
+    life: &Lifecycle,
+    recurring: &[Recurrence],
+    now: f64,
+) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    // Every persona memory, of any domain and state, earlier promotions included: a
+    // pattern one of them already states (words overlapping as much as the entries of a
+    // cluster do) would only repeat it.
+    let mut known: Vec<String> = records::all_persona(tx)?.into_iter().map(|(_, m)| m.value).collect();
+    for r in recurring {
+        let key = format!("recurring-{}", slug(&r.content));
+        let exists = records::persona_exists(tx, "self", "facts", &key)?;
+        if exists || known.iter().any(|v| lexical_similarity(v, &r.content) >= life.options.recur_similarity) {
+            continue;
+        }
+        known.push(r.content.clone());
+        let value: String = r.content.chars().take(2_000).collect();
+        let mut m = PersonaMemory::new("self", "facts", &key, &value, now);
+        // No themes: its words are its evidence's; themes would count them twice in search.
+        m.source = format!("{PROMOTED_SOURCE} {} similar journal entries in {} episodes", r.count, r.episodes);
+        m.confidence = PROMOTED_CONFIDENCE;
+        m.state = life.live_state(&m, now).1;
+        out.push(m.address());
+        life.save(tx, engine, None, m, true)?;
+    }
+    Ok(out)
+}
+
+/// Whether a persona memory was promoted by consolidation rather than written.
+pub(crate) fn is_promoted(m: &PersonaMemory) -> bool {
+    m.source.starts_with(PROMOTED_SOURCE)
+}

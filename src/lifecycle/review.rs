@@ -1,0 +1,293 @@
+//! The persona reviewing itself: gated writes, introspection, compression, and the view
+//! of a memory's neighbours in the knowledge graph.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::compress::{compress_detailed, CompressOptions, Compressed};
+use super::gate::{decide, lexical_similarity, GateCandidate, GateDecision};
+use super::introspect::{introspect, IntrospectOptions};
+use super::persona::{self, query};
+use super::runtime::{push_history, push_unique, Lifecycle};
+use super::Parts;
+use crate::codec::{Path, Payload};
+use crate::engine::{records, Engine};
+use crate::error::{Error, Result};
+use crate::index::dot as cosine;
+use crate::model::{round3, IntrospectionReport, MemoryState, PersonaInput, PersonaMemory, PersonaQuery};
+use crate::text::content_terms;
+
+/// What [`crate::MemoryStore::persona_ingest`] did.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Ingested {
+    /// The gate's decision (seed 001's prediction error gating).
+    pub decision: GateDecision,
+    /// The address (`domain/facet/key`) of the memory that now holds the content.
+    pub address: String,
+    /// The event id of the last write.
+    pub event_id: String,
+}
+
+/// A neighbour in the knowledge graph ([`crate::MemoryStore::graph_neighbours`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct GraphNeighbour {
+    /// A memory's path (`sense-memory/...`), or `theme:{name}` / `intent:{name}`.
+    pub id: String,
+    /// `memory`, `theme` or `intent`.
+    pub node: String,
+    /// The edge type (`connection`, `contradicts`, `supersedes`, `temporal`, ...).
+    pub edge: String,
+    /// Its weight now (base × age decay).
+    pub weight: f64,
+    /// Whether the edge points away from the asked node (directed kinds only).
+    pub outgoing: bool,
+}
+
+/// Seed 000's salience of a new memory, when the caller gave none:
+/// `0.4 × novelty + 0.3 × importance + 0.2 × specificity` (+ 0.1 × extremity, not measured
+/// here), where novelty is 1 minus the similarity of the closest existing memory and
+/// specificity the share of content words, up to 12.
+fn with_salience(mut input: PersonaInput, best_similarity: f64) -> PersonaInput {
+    if input.salience.is_none() {
+        let novelty = (1.0 - best_similarity).clamp(0.0, 1.0);
+        let specificity = (content_terms(&input.value).len() as f64 / 12.0).min(1.0);
+        let importance = input.importance.unwrap_or(0.0);
+        let salience = 0.4 * novelty + 0.3 * importance + 0.2 * specificity;
+        input.salience = Some(round3(salience));
+    }
+    input
+}
+
+/// The gate's decision for `input` against the live memories of its facet.
+fn gate(
+    conn: &rusqlite::Connection,
+    engine: &Engine,
+    life: &Lifecycle,
+    input: &PersonaInput,
+    new_vec: Option<&[f32]>,
+) -> Result<(GateDecision, f64)> {
+    let (domain, facet) = (input.domain.as_str(), input.facet.as_str());
+    let vecs: BTreeMap<String, Vec<f32>> = match new_vec {
+        Some(_) => records::persona_vectors(conn, Some((domain, facet)))?.into_iter().map(|(_, k, v)| (k, v)).collect(),
+        None => BTreeMap::new(),
+    };
+    let now = engine.now();
+    let mut cands = Vec::new();
+    let mut lexical = new_vec.is_none();
+    for (_, m) in records::persona(conn, Some(domain), Some(facet), None)? {
+        if life.live_state(&m, now).1 == MemoryState::Dissolved {
+            continue;
+        }
+        let similarity = match (new_vec, vecs.get(&m.key)) {
+            (Some(a), Some(b)) => cosine(a, b),
+            // A memory without a vector (its text could not be embedded) is left out
+            // rather than compared on another scale.
+            (Some(_), None) => continue,
+            (None, _) => {
+                lexical = true;
+                lexical_similarity(&input.value, &m.value)
+            }
+        };
+        cands.push(GateCandidate {
+            path: m.address(),
+            key: m.key.clone(),
+            value: m.value.clone(),
+            similarity,
+            superseded: m.is_superseded(),
+        });
+    }
+    // Word overlap runs lower than cosine for the same relation: its own thresholds.
+    let options = if lexical { &life.options.gate_lexical } else { &life.options.gate };
+    let best = cands.iter().map(|c| c.similarity).fold(0.0f64, f64::max);
+    Ok((decide(&input.value, &cands, options), best))
+}
+
+/// Stores a persona memory through the novelty gate (see
+/// [`crate::MemoryStore::persona_ingest`]). The decision and every write it leads to are
+/// one transaction: a supersede happens whole or not at all, and no other write can slip
+/// between the gate's read and its writes.
+pub(crate) async fn ingest(parts: &Parts, input: PersonaInput) -> Result<Ingested> {
+    // The facet's memories written since they were last embedded get their vectors
+    // first, so every candidate is compared on the same scale; records elsewhere wait.
+    #[cfg(feature = "vectors")]
+    crate::index::pipeline::embed_for_gate(&parts.engine, &parts.vectors, &input.domain, &input.facet).await?;
+    let new_vec = embed_text(parts, &input.value).await?;
+    parts
+        .write(move |tx, engine, life| {
+            let address = format!("{}/{}/{}", input.domain, input.facet, input.key);
+            let exists = !records::persona(tx, Some(&input.domain), Some(&input.facet), Some(&input.key))?.is_empty();
+            let (decision, best) = if exists {
+                (GateDecision::Update { path: address.clone(), key: input.key.clone(), similarity: 1.0 }, 1.0)
+            } else {
+                gate(tx, engine, life, &input, new_vec.as_deref())?
+            };
+            let (address, event_id) = match &decision {
+                // An explicit write to an existing key: the client's update, every field.
+                GateDecision::Update { .. } if exists => (address, persona::remember(tx, engine, life, input)?),
+                // A near-duplicate counts as an access; a fuller wording replaces the value,
+                // which stays in the memory's history. Only the latter is a user edit: a
+                // reinforcement must not win the value over a real edit made elsewhere.
+                GateDecision::Reinforce { path, .. } | GateDecision::Update { path, .. } => {
+                    let now = engine.now();
+                    let new_value = matches!(decision, GateDecision::Update { .. }).then(|| input.value.clone());
+                    let before = records::resolve_persona(tx, path)?;
+                    let mut m = before.clone();
+                    let user_edit = new_value.is_some();
+                    if let Some(value) = new_value.filter(|v| *v != m.value) {
+                        push_history(&mut m, now);
+                        m.value = value;
+                    }
+                    for t in &input.themes {
+                        push_unique(&mut m.themes, t);
+                    }
+                    life.record_access(engine.device(), &mut m, now);
+                    m.last_reinforced = m.last_reinforced.max(now);
+                    (path.clone(), life.save(tx, engine, Some(&before), m, user_edit)?)
+                }
+                GateDecision::Supersede { key, .. } => {
+                    let old = format!("{}/{}/{}", input.domain, input.facet, key);
+                    let id = persona::remember(tx, engine, life, with_salience(input, best))?;
+                    persona::contradict(tx, engine, life, &old, &address)?;
+                    (address, id)
+                }
+                _ => (address, persona::remember(tx, engine, life, with_salience(input, best))?),
+            };
+            Ok(Ingested { decision, address, event_id })
+        })
+        .await
+}
+
+/// The embedding of `text` with the store's model, when vectors are on.
+async fn embed_text(parts: &Parts, text: &str) -> Result<Option<Vec<f32>>> {
+    #[cfg(feature = "vectors")]
+    if let Some(state) = parts.vectors.clone() {
+        let text = text.to_string();
+        return crate::engine::blocking(move || Ok(state.embedder.embed(&[&text])?.pop())).await;
+    }
+    let _ = (parts, text);
+    Ok(None)
+}
+
+/// Reviews the persona (see [`crate::MemoryStore::persona_introspect`]) and stores the
+/// report as an introspection event.
+pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionReport> {
+    let similar = similar_persona_pairs(parts).await?;
+    let life = parts.life.clone();
+    let report = parts
+        .engine
+        .read(move |conn, engine| {
+            let now = engine.now();
+            let rows: Vec<(PersonaMemory, f64, MemoryState)> = records::all_persona(conn)?
+                .into_iter()
+                .map(|(_, m)| {
+                    let (r, s) = life.live_state(&m, now);
+                    (m, r, s)
+                })
+                .collect();
+            let view: Vec<(&PersonaMemory, f64, MemoryState)> = rows.iter().map(|(m, r, s)| (m, *r, *s)).collect();
+            let options = IntrospectOptions { similar: life.options.link_similarity, ..Default::default() };
+            let mut report = introspect(&view, &similar, &options, now);
+            report.pruned_count =
+                rows.iter().filter(|(m, _, s)| m.state != *s && *s != MemoryState::Active).count() as u64;
+            Ok(report)
+        })
+        .await?;
+    let stored = report.clone();
+    parts
+        .engine
+        .write(move |tx, engine| {
+            records::put(tx, engine, &Path::introspection(stored.timestamp), Payload::Introspection(stored))
+        })
+        .await?;
+    Ok(report)
+}
+
+/// Key pairs of persona memories whose embeddings are at least `link_similarity` alike
+/// (empty without vectors).
+async fn similar_persona_pairs(parts: &Parts) -> Result<Vec<(String, String, f64)>> {
+    #[cfg(feature = "vectors")]
+    if parts.vectors.is_some() {
+        crate::index::pipeline::embed_persona(&parts.engine, &parts.vectors).await?;
+        let link = parts.life.options.link_similarity;
+        return parts
+            .engine
+            .read(move |conn, _| {
+                let rows = records::persona_vectors(conn, None)?;
+                let mut out = Vec::new();
+                for (i, (_, ka, va)) in rows.iter().enumerate() {
+                    for (_, kb, vb) in &rows[i + 1..] {
+                        let sim = cosine(va, vb);
+                        if sim >= link && ka != kb {
+                            out.push((ka.clone(), kb.clone(), round3(sim)));
+                        }
+                    }
+                }
+                Ok(out)
+            })
+            .await;
+    }
+    let _ = parts;
+    Ok(Vec::new())
+}
+
+/// The persona in seed 003's compressed format (see
+/// [`crate::MemoryStore::persona_compress_with`]).
+pub(crate) async fn compress(
+    engine: &Arc<Engine>,
+    life: &Arc<Lifecycle>,
+    options: CompressOptions,
+) -> Result<Compressed> {
+    let life = life.clone();
+    engine
+        .read(move |conn, engine| {
+            let now = engine.now();
+            // The whole persona even for one domain: the memory that replaces one of this
+            // domain can live in another; compress_detailed narrows to the domain itself.
+            let rows: Vec<(PersonaMemory, MemoryState)> = query(conn, &PersonaQuery::all())?
+                .into_iter()
+                .map(|(_, m)| {
+                    let state = life.live_state(&m, now).1;
+                    (m, state)
+                })
+                .collect();
+            let view: Vec<(&PersonaMemory, MemoryState)> = rows.iter().map(|(m, s)| (m, *s)).collect();
+            let options = CompressOptions { now: options.now.or(Some(now)), ..options };
+            Ok(compress_detailed(&view, &options))
+        })
+        .await
+}
+
+/// A memory's neighbours in the knowledge graph, strongest first (see
+/// [`crate::MemoryStore::graph_neighbours`]).
+pub(crate) async fn neighbours(
+    engine: &Arc<Engine>,
+    life: &Arc<Lifecycle>,
+    reference: &str,
+) -> Result<Vec<GraphNeighbour>> {
+    let path = if reference.starts_with("sense-memory/") || reference.starts_with("sense-journal/") {
+        reference.to_string()
+    } else {
+        let r = reference.to_string();
+        let m = engine.read(move |conn, _| records::resolve_persona(conn, &r)).await?;
+        Path::Persona { domain: m.domain, facet: m.facet, key: m.key }.to_d()
+    };
+    let graph = life.graph(engine).await?;
+    if !graph.contains(&path) {
+        return Err(Error::NotFound(path));
+    }
+    Ok(graph
+        .neighbours(&path, engine.now())
+        .into_iter()
+        .map(|n| GraphNeighbour {
+            id: n.id,
+            node: format!("{:?}", n.node_kind).to_lowercase(),
+            edge: n.edge.as_str().to_string(),
+            weight: n.weight,
+            outgoing: n.outgoing,
+        })
+        .collect())
+}

@@ -1,0 +1,138 @@
+//! Running a [`SearchQuery`]: a bounded share of pending embeddings, one or two ranked
+//! passes (the second through the names the best hits mention), then the accesses the hits
+//! count. Candidates and signal values come from [`super::candidates`], fusion from
+//! [`super::hybrid`].
+
+use std::sync::Arc;
+
+use super::candidates::{candidates, Ctx, SearchState};
+use super::hybrid::{collapse_repeats, fuse};
+use super::{Found, SearchHit, SearchQuery, Weights};
+use crate::error::Result;
+use crate::lifecycle::Parts;
+
+/// How deep each pass of a bridged search ranks ([`crate::search::bridge`]).
+const BRIDGE_DEPTH: usize = 30;
+
+/// Searches persona memories, flat memories and journal entries together (see
+/// [`crate::MemoryStore::search`]).
+pub(crate) async fn search(parts: &Parts, state: &Arc<SearchState>, query: SearchQuery) -> Result<Vec<SearchHit>> {
+    let weights = query.weights.clone().unwrap_or_default();
+    let limit = if query.limit == 0 { 10 } else { query.limit };
+    let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;
+    // The second hop fuses two rankings: each must reach past the page asked for.
+    let depth = if bridged { limit.max(BRIDGE_DEPTH) } else { limit };
+    // A bounded share of what is pending, signing nothing, once per search (not per
+    // pass): the rest is found by its words until `embed_pending` reaches it.
+    #[cfg(feature = "vectors")]
+    crate::index::pipeline::embed_for_search(&parts.engine, &parts.vectors).await?;
+    let mut hits = ranked(parts, state, &query, &weights, depth).await?;
+    if bridged {
+        let names = super::bridge::names(&query.text, &hits, weights.bridge_seeds);
+        if !names.is_empty() {
+            let mut second = query.clone();
+            second.text = format!("{} {}", query.text, names.join(" "));
+            let more = ranked(parts, state, &second, &weights, depth).await?;
+            hits = super::bridge::fuse(hits, more, weights.bridge);
+        }
+    }
+    hits.truncate(limit);
+    // The best few were retrieved together: consolidation strengthens their links.
+    let top: Vec<String> = hits.iter().take(3).map(|h| h.path.clone()).collect();
+    if top.len() > 1 {
+        parts.life.note_coactivation(&top);
+    }
+    if query.strengthen {
+        let paths: Vec<String> =
+            hits.iter().filter(|h| h.revived || matches!(h.found, Found::Persona(_))).map(|h| h.path.clone()).collect();
+        if !paths.is_empty() {
+            let life = parts.life.clone();
+            parts
+                .engine
+                .write(move |tx, engine| crate::lifecycle::persona::strengthen(tx, engine, &life, &paths))
+                .await?;
+        }
+    }
+    Ok(hits)
+}
+
+/// One pass: candidates, signals, fusion, the cutoff; the best `limit` hits.
+async fn ranked(
+    parts: &Parts,
+    state: &Arc<SearchState>,
+    query: &SearchQuery,
+    weights: &Weights,
+    limit: usize,
+) -> Result<Vec<SearchHit>> {
+    let (query, weights) = (query.clone(), weights.clone());
+    let vector_hits = vector_candidates(parts, &query.text, weights.pool).await?;
+    if vector_hits.is_none() && !state.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        tracing::warn!(
+            "vectors off: no embedding model (`memstr model install`); searching with words and lifecycle signals only"
+        );
+    }
+    let query_vec = vector_hits.as_ref().map(|(v, _)| v.clone());
+    let nearest: Vec<(i64, f64)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
+    // The cutoff is applied before hits are counted as accesses: a weak hit is not a use.
+    let min_strength = query.min_strength.unwrap_or_else(|| super::min_strength(query_vec.is_some()));
+    let graph = if weights.graph > 0.0 && weights.graph_seeds > 0 {
+        Some(parts.life.graph(&parts.engine).await?)
+    } else {
+        None
+    };
+    let (life, state) = (parts.life.clone(), state.clone());
+    #[cfg(feature = "vectors")]
+    let vectors = parts.vectors.clone();
+    parts
+        .engine
+        .read(move |conn, engine| {
+            let now = engine.now();
+            // Cosines come from the index's int8 points, in memory: reading candidates'
+            // f32 vectors from SQLite cost more than the rest of a search at 100k.
+            #[cfg(feature = "vectors")]
+            let index = match (&vectors, &query_vec) {
+                (Some(v), Some(qv)) => Some((
+                    v.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?,
+                    crate::index::vectors::quantize(qv),
+                )),
+                _ => None,
+            };
+            let cosine_of = |rid: i64| -> Option<f64> {
+                #[cfg(feature = "vectors")]
+                if let Some((index, q)) = &index {
+                    return index.cosine_of(rid, q).map(f64::from);
+                }
+                let _ = rid;
+                None
+            };
+            let ctx = Ctx { cache: &state, life: &life, graph: graph.as_deref(), now, cosine_of: &cosine_of };
+            let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
+            // Every candidate, so a promoted fact moved down makes room for the next.
+            let mut hits = fuse(cands, &weights, usize::MAX, min_strength);
+            super::promoted::promoted_below_evidence(&mut hits, &query.text);
+            if weights.collapse_repeats {
+                collapse_repeats(&mut hits);
+            }
+            hits.truncate(limit);
+            Ok(hits)
+        })
+        .await
+}
+
+/// The query's vector and the records nearest it `(rid, cosine)`, when vectors are on.
+async fn vector_candidates(parts: &Parts, text: &str, pool: usize) -> Result<Option<(Vec<f32>, Vec<(i64, f64)>)>> {
+    #[cfg(feature = "vectors")]
+    if let Some(state) = parts.vectors.clone() {
+        let text = text.to_string();
+        return crate::engine::blocking(move || {
+            let q = state.embedder.embed_query(&text)?;
+            let index = state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?;
+            // A few more than the pool, for hits of records deleted since the index loaded.
+            let hits = index.search(&q, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
+            Ok(Some((q, hits)))
+        })
+        .await;
+    }
+    let _ = (parts, text, pool);
+    Ok(None)
+}

@@ -1,0 +1,183 @@
+//! Writing and reading memories: the published client's calls (flat memories, the
+//! journal, persona memories) and the records derived from them.
+
+use super::MemoryStore;
+use crate::codec::{Embedding, Path, Payload};
+use crate::engine::records;
+use crate::error::Result;
+use crate::lifecycle::{persona, PersonaStats};
+use crate::model::{
+    validate_journal_content, validate_key, validate_taxonomy, validate_timestamp, validate_value, IntrospectionReport,
+    JournalEntry, Memory, MemoryState, PersonaInput, PersonaMemory, PersonaQuery,
+};
+use crate::search::{self, PersonaHit};
+
+impl MemoryStore {
+    /// Stores `value` under `key`, replacing any previous value. Returns the event id.
+    pub async fn remember(&self, key: &str, value: &str) -> Result<String> {
+        self.remember_at(key, value, self.now()).await
+    }
+
+    /// [`MemoryStore::remember`] with an explicit timestamp (imports, benchmarks).
+    pub async fn remember_at(&self, key: &str, value: &str, at: f64) -> Result<String> {
+        validate_key(key)?;
+        validate_value(value)?;
+        validate_timestamp("ts", at)?;
+        let m = Memory { key: key.to_string(), value: value.to_string(), created_at: at, archived_at: None };
+        let path = Path::Kv { key: m.key.clone() };
+        self.parts().write(move |tx, engine, _| records::put(tx, engine, &path, Payload::Kv(m))).await
+    }
+
+    /// The memory stored under `key`, if any.
+    pub async fn recall(&self, key: &str) -> Result<Option<Memory>> {
+        validate_key(key)?;
+        let path = Path::Kv { key: key.to_string() };
+        let found = self.engine.read(move |conn, _| records::payload_at(conn, &path)).await?;
+        Ok(match found {
+            Some(Payload::Kv(m)) => Some(m),
+            _ => None,
+        })
+    }
+
+    /// Every flat memory, by key.
+    pub async fn recall_all(&self) -> Result<Vec<Memory>> {
+        self.engine.read(|conn, _| records::all_kv(conn)).await
+    }
+
+    /// Appends a journal entry. Returns the event id.
+    pub async fn journal(&self, content: &str) -> Result<String> {
+        self.journal_at(content, self.now()).await
+    }
+
+    /// [`MemoryStore::journal`] with an explicit timestamp.
+    pub async fn journal_at(&self, content: &str, at: f64) -> Result<String> {
+        validate_journal_content(content)?;
+        validate_timestamp("ts", at)?;
+        let content = content.to_string();
+        self.parts().write(move |tx, engine, _| records::append_journal(tx, engine, content, at)).await
+    }
+
+    /// The newest journal entries, newest first (`limit` at least 1); archived entries are
+    /// left out.
+    pub async fn recent(&self, limit: usize) -> Result<Vec<JournalEntry>> {
+        let limit = limit.max(1);
+        self.engine.read(move |conn, _| records::recent_journal(conn, limit)).await
+    }
+
+    /// Stores a persona memory, or updates the one at the same address (keeping its
+    /// history: creation time, access count, contradictions; adding connections).
+    /// Writing counts as reinforcement. Returns the event id.
+    pub async fn persona_remember(&self, input: PersonaInput) -> Result<String> {
+        input.validate()?;
+        self.parts().write(move |tx, engine, life| persona::remember(tx, engine, life, input)).await
+    }
+
+    /// Persona memories matching `query`, as they stood before this call; the call
+    /// counts as an access of each (`last_accessed`, `access_count`).
+    pub async fn persona_recall(&self, query: PersonaQuery) -> Result<Vec<PersonaMemory>> {
+        let life = self.life.clone();
+        self.engine.write(move |tx, engine| persona::recall(tx, engine, &life, &query)).await
+    }
+
+    /// [`MemoryStore::persona_recall`] without counting an access.
+    pub async fn persona_peek(&self, query: PersonaQuery) -> Result<Vec<PersonaMemory>> {
+        self.engine.read(move |conn, _| Ok(persona::query(conn, &query)?.into_iter().map(|(_, m)| m).collect())).await
+    }
+
+    /// Persona memories by content, best first: the unified search ([`MemoryStore::search`])
+    /// over persona memories, whose lexical score weighs the key 3, themes 2 and value 1
+    /// (seed 003) and whose signals include seed 003's theme score and current relevance.
+    /// Forgotten and dissolved memories never appear. Hits count as accesses.
+    ///
+    /// The client-compatible call: like the published client, it returns its top `limit`
+    /// and applies no strength cutoff ([`search::MIN_STRENGTH`]); [`MemoryStore::search`]
+    /// with [`search::Kind::Persona`] is the same search with the cutoff.
+    pub async fn persona_search(&self, query: &str, limit: usize) -> Result<Vec<PersonaHit>> {
+        let terms = search::query_terms(query);
+        if terms.is_empty() || limit == 0 {
+            return Ok(Vec::new());
+        }
+        let mut q = search::SearchQuery::new(query).limit(limit).kinds(&[search::Kind::Persona]);
+        q.revive = false;
+        q.min_strength = Some(0.0);
+        let now = self.now();
+        let hits = self.search(q).await?;
+        Ok(hits
+            .into_iter()
+            .filter_map(|h| match h.found {
+                search::Found::Persona(m) => {
+                    let (relevance, state) = self.live(&m, now);
+                    let (match_score, _) = search::theme_score(&terms, &m);
+                    Some(PersonaHit { score: h.score, match_score, relevance, state, memory: m })
+                }
+                _ => None,
+            })
+            .collect())
+    }
+
+    /// Links two memories both ways (each by `key` or `domain/facet/key`).
+    pub async fn persona_connect(&self, a: &str, b: &str) -> Result<()> {
+        let (a, b) = (a.to_string(), b.to_string());
+        self.parts().write(move |tx, engine, life| persona::connect(tx, engine, life, &a, &b)).await
+    }
+
+    /// Records that `new` replaces `old`: `old` lists `new` among its contradictions and
+    /// is superseded by it, so it decays four times faster. `new` is untouched.
+    pub async fn persona_contradict(&self, old: &str, new: &str) -> Result<()> {
+        let (old, new) = (old.to_string(), new.to_string());
+        self.parts().write(move |tx, engine, life| persona::contradict(tx, engine, life, &old, &new)).await
+    }
+
+    /// Domains in use, sorted.
+    pub async fn persona_domains(&self) -> Result<Vec<String>> {
+        self.engine.read(|conn, _| records::persona_domains(conn)).await
+    }
+
+    /// Facets in use within `domain`, sorted.
+    pub async fn persona_facets(&self, domain: &str) -> Result<Vec<String>> {
+        validate_taxonomy("domain", domain)?;
+        let domain = domain.to_string();
+        self.engine.read(move |conn, _| records::persona_facets(conn, &domain)).await
+    }
+
+    /// Totals, per live state, per domain and per facet.
+    pub async fn persona_stats(&self) -> Result<PersonaStats> {
+        let life = self.life.clone();
+        self.engine.read(move |conn, engine| persona::stats(conn, engine, &life)).await
+    }
+
+    /// A persona memory's current relevance and state under this store's decay policy
+    /// (pinned memories are always active).
+    pub fn live(&self, m: &PersonaMemory, now: f64) -> (f64, MemoryState) {
+        self.life.live_state(m, now)
+    }
+
+    /// Stores (replacing) the embedding of memory `embedding.key`, published as
+    /// `sense-memory/embed/{key}` so other devices with the same model need not recompute it.
+    pub async fn put_embedding(&self, embedding: Embedding) -> Result<String> {
+        validate_key(&embedding.key)?;
+        validate_timestamp("created_at", embedding.created_at)?;
+        let path = Path::Embed { key: embedding.key.clone() };
+        self.parts().write(move |tx, engine, _| records::put(tx, engine, &path, Payload::Embed(embedding))).await
+    }
+
+    /// The stored embedding of memory `key`.
+    pub async fn embedding(&self, key: &str) -> Result<Option<Embedding>> {
+        validate_key(key)?;
+        let key = key.to_string();
+        self.engine.read(move |conn, _| records::stored_embedding(conn, &key)).await
+    }
+
+    /// Stores an introspection report at `sense-memory/introspection/{timestamp}`.
+    pub async fn put_introspection(&self, report: IntrospectionReport) -> Result<String> {
+        validate_timestamp("timestamp", report.timestamp)?;
+        let path = Path::introspection(report.timestamp);
+        self.parts().write(move |tx, engine, _| records::put(tx, engine, &path, Payload::Introspection(report))).await
+    }
+
+    /// Stored introspection reports, newest first.
+    pub async fn introspections(&self, limit: usize) -> Result<Vec<IntrospectionReport>> {
+        let limit = limit.max(1);
+        self.engine.read(move |conn, _| records::introspections(conn, limit)).await
+    }
+}
