@@ -31,9 +31,12 @@
 //!    brute-force cosine scan over the stored vectors (loaded once into memory; only the
 //!    scan and top 10 are timed). Last, the steps of opening are timed one by one.
 //!
-//! "Without query embedding" means search's cost minus the model call: the store's
+//! "Without query embedding" means search's cost minus the model calls: the store's
 //! embedder wraps the real model and, in that pass, answers a query text from vectors the
-//! same model computed beforehand; documents always go to the real model. "With" sends
+//! same model computed beforehand; a query text it has not seen (the second search pass
+//! adds the names the first pass's hits mention) goes to the model, and that model time is
+//! subtracted from the search's (`second_pass_model_calls` counts them); documents always
+//! go to the real model. "With" sends
 //! the query to the model as well. Queries come from the same sentence generator with
 //! another seed, are distinct, and are never identical to a stored text.
 
@@ -586,9 +589,13 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
             let mut lat = Vec::new();
             let mut found = 0usize;
             for q in qs {
-                let t = Instant::now();
+                let (t, m) = (Instant::now(), emb.model_nanos.load(Ordering::SeqCst));
                 let hits = store.search(query(q)).await?;
-                lat.push(secs(t));
+                // Without query embedding: a query text not computed beforehand (the second
+                // pass's, which adds the names the first pass's hits mention) still goes to
+                // the model, and that model time is taken out of the search's.
+                let model = if cached { (emb.model_nanos.load(Ordering::SeqCst) - m) as f64 / 1e9 } else { 0.0 };
+                lat.push(secs(t) - model);
                 found += hits.len();
             }
             let (wall, cpu) = (secs(t0), cpu_secs() - c0);
@@ -598,16 +605,18 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
         }
     };
     let (lat, found, wall, cpu, hits, calls) = pass(true, None).await?;
-    if hits as usize != nq || calls != 0 {
-        return Err(format!("without-embedding pass: {hits} cached vectors, {calls} model calls").into());
+    if hits as usize != nq {
+        return Err(format!("without-embedding pass: {hits} cached vectors for {nq} queries").into());
     }
+    // The second search pass's query texts (its model time is not counted above).
+    result("second_pass_model_calls", calls);
     let (p50, p95) = pcts(&lat);
     result("search_p50", format!("{p50:.2}"));
     result("search_p95", format!("{p95:.2}"));
     result("search_cpu_per_wall", format!("{:.2}", cpu / wall));
     result("hits_per_query", format!("{:.1}", found as f64 / nq as f64));
     let (lat, _, wall, cpu, hits, calls) = pass(false, None).await?;
-    if hits != 0 || calls as usize != nq {
+    if hits != 0 || (calls as usize) < nq {
         return Err(format!("with-embedding pass: {hits} cached vectors, {calls} model calls").into());
     }
     let (p50, p95) = pcts(&lat);

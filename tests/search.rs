@@ -557,3 +557,63 @@ async fn hits_below_the_cutoff_are_not_counted_as_accesses() {
     let m = store.persona_peek(PersonaQuery::exact("people", "facts", "alice-dark-mode")).await.unwrap().pop().unwrap();
     assert_eq!(m.access_count, 1);
 }
+
+/// Writes `n` short journal entries about coffee (each outranks a long one by BM25) from
+/// `from`, an hour apart.
+async fn coffee_noise(store: &MemoryStore, n: usize, from: f64) {
+    for i in 0..n {
+        store.journal_at(&format!("coffee {i}"), from + i as f64 * 3600.0).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_time_range_filters_the_pools_so_the_limit_is_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), None).await;
+    // 300 short entries outrank every long one for "coffee"; the 12 long ones all fall in
+    // the week asked for.
+    coffee_noise(&store, 300, T0 - 100.0 * DAY).await;
+    let week = T0 - 7.0 * DAY;
+    for i in 0..12 {
+        let text = format!("Tried the new single-origin coffee at the roastery on the corner, visit {i}, with friends");
+        store.journal_at(&text, week + i as f64 * 3600.0).await.unwrap();
+    }
+    let mut q = SearchQuery::new("coffee");
+    q.since = Some(week);
+    q.until = Some(week + 7.0 * DAY);
+    let hits = store.search(q).await.unwrap();
+    assert_eq!(hits.len(), 10, "a filtered search returns the limit when that many match");
+    assert!(hits.iter().all(|h| (week..week + 7.0 * DAY).contains(&h.found.time())));
+}
+
+#[tokio::test]
+async fn a_domain_filters_the_pools_so_the_limit_is_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), None).await;
+    for i in 0..300 {
+        store.persona_remember(PersonaInput::new("work", "facts", &format!("c{i}"), "coffee")).await.unwrap();
+    }
+    for i in 0..12 {
+        let value = format!("Friend number {i} orders a long oat-milk coffee whenever we meet downtown on Sundays");
+        store.persona_remember(PersonaInput::new("people", "facts", &format!("friend-{i}"), &value)).await.unwrap();
+    }
+    let mut q = SearchQuery::new("coffee");
+    q.domain = Some("people".into());
+    let hits = store.search(q).await.unwrap();
+    assert_eq!(hits.len(), 10, "a filtered search returns the limit when that many match");
+    assert!(hits.iter().all(|h| matches!(&h.found, Found::Persona(p) if p.domain == "people")));
+}
+
+#[tokio::test]
+async fn a_kind_filter_with_the_model_still_reaches_the_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), Some(model())).await;
+    coffee_noise(&store, 150, T0 - 100.0 * DAY).await;
+    for i in 0..12 {
+        store.remember(&format!("coffee-order-{i}"), &format!("a flat white with oat milk, order {i}")).await.unwrap();
+    }
+    store.index_pending().await.unwrap();
+    let hits = store.search(SearchQuery::new("coffee order").kinds(&[Kind::Memory])).await.unwrap();
+    assert_eq!(hits.len(), 10, "a filtered search returns the limit when that many match");
+    assert!(hits.iter().all(|h| matches!(h.found, Found::Memory(_))));
+}

@@ -610,3 +610,39 @@ async fn reads_are_signed_in_batches_by_count_and_age_not_per_command() {
     store.persona_recall(PersonaQuery::exact("d", "f", "a")).await.unwrap();
     assert_eq!(store.flush_accesses_if_due().await.unwrap(), 1);
 }
+
+/// `persona_ingest` decides and writes in one transaction: when the second half of a
+/// supersede (marking the old memory) cannot be written, the new memory is not written
+/// either.
+#[tokio::test]
+async fn persona_ingest_supersede_is_whole_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let old = |len: usize| {
+        PersonaInput::new("people", "facts", "alice-coffee", "Alice drinks coffee every morning")
+            .themes(["x".repeat(len)])
+    };
+    // The longest theme the old memory can carry (each length tried on a fresh store: a
+    // store that held other themes keeps removal markers for them): it then has no room
+    // left for the marks a supersede adds (`superseded_by`, `contradicts`).
+    let (mut fits, mut too_long) = (1_000usize, 70_000usize);
+    let mut probe = 0;
+    while too_long - fits > 1 {
+        let mid = (fits + too_long) / 2;
+        probe += 1;
+        let path = dir.path().join(format!("probe{probe}.db"));
+        let store = MemoryStore::open(path, test_identity(), StoreOptions::default()).await.unwrap();
+        match store.persona_remember(old(mid)).await {
+            Ok(_) => fits = mid,
+            Err(_) => too_long = mid,
+        }
+    }
+    let store = MemoryStore::open(dir.path().join("m.db"), test_identity(), StoreOptions::default()).await.unwrap();
+    store.persona_remember(old(fits)).await.unwrap();
+    let new_key = format!("alice-quit-coffee-{}", "k".repeat(200));
+    let input = PersonaInput::new("people", "facts", &new_key, "Actually, Alice no longer drinks coffee.");
+    assert!(store.persona_ingest(input).await.is_err(), "the old memory cannot take the supersede marks");
+    let new = store.persona_peek(PersonaQuery::exact("people", "facts", &new_key)).await.unwrap();
+    assert!(new.is_empty(), "no half supersede: the new memory was not written either");
+    let old = store.persona_peek(PersonaQuery::exact("people", "facts", "alice-coffee")).await.unwrap();
+    assert_eq!(old[0].superseded_by, None);
+}

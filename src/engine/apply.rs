@@ -6,6 +6,7 @@
 use nostr::{Event, JsonUtil};
 use rusqlite::{params, OptionalExtension, Transaction};
 
+use super::vectors::VecState;
 use crate::codec::{Codec, Decoded, Path, Payload, KIND_DELETION};
 use crate::error::{RejectReason, Result};
 use crate::model::merge::{self, Causality};
@@ -205,7 +206,10 @@ fn insert_event(tx: &Transaction, id: &str, kind: i64, created_at: i64, json: &s
 /// A deletion reached the current version of a record: keep the row as a marker
 /// (so older versions stay dead), drop its content, its index entry and its event.
 fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> rusqlite::Result<()> {
-    tx.execute("UPDATE records SET deleted = 1, payload = NULL, dirty = 0, needs_vec = 0 WHERE rid = ?1", [rid])?;
+    tx.execute(
+        "UPDATE records SET deleted = 1, payload = NULL, dirty = 0, needs_vec = ?2 WHERE rid = ?1",
+        params![rid, VecState::Current],
+    )?;
     tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
     tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
     tx.execute("DELETE FROM events WHERE id = ?1", [event_id])?;
@@ -261,14 +265,30 @@ pub(crate) fn upsert_record(
     let text_hash = embed_text.as_deref().map(text_hash);
     let rid: i64 = tx.query_row(
         "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty, text_hash, needs_vec, dirty_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13 IS NOT NULL, CASE WHEN ?12 THEN unixepoch() END)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, CASE WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END, CASE WHEN ?12 THEN unixepoch() END)
          ON CONFLICT(path) DO UPDATE SET kind = ?2, d_tag = ?3, event_id = ?4, created_at = ?5, deleted = ?6,
              domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12,
              dirty_at = CASE WHEN ?12 THEN coalesce(records.dirty_at, unixepoch()) END,
-             needs_vec = CASE WHEN records.text_hash IS ?13 THEN records.needs_vec ELSE ?13 IS NOT NULL END,
+             needs_vec = CASE WHEN records.text_hash IS ?13 THEN records.needs_vec WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END,
              text_hash = ?13
          RETURNING rid",
-        params![path_s, kind, d_tag, event_id, created_at, tombstone, row.domain, row.facet, row.key, row.ts, json, dirty, text_hash],
+        params![
+            path_s,
+            kind,
+            d_tag,
+            event_id,
+            created_at,
+            tombstone,
+            row.domain,
+            row.facet,
+            row.key,
+            row.ts,
+            json,
+            dirty,
+            text_hash,
+            VecState::Pending,
+            VecState::Current
+        ],
         |r| r.get(0),
     )?;
     if text_hash.is_none() {

@@ -9,12 +9,15 @@
 pub(crate) mod apply;
 #[cfg(feature = "sync")]
 pub(crate) mod books;
+#[cfg_attr(not(feature = "vectors"), allow(dead_code))]
+pub(crate) mod fts;
 pub(crate) mod ingest;
 pub(crate) mod kinds;
 mod open;
 pub(crate) mod records;
 pub(crate) mod refs;
 mod schema;
+pub(crate) mod vectors;
 pub(crate) mod write;
 
 use std::path::{Path as FsPath, PathBuf};
@@ -277,4 +280,55 @@ impl Engine {
 /// store stays usable (see [`relock`]).
 pub(crate) async fn blocking<T: Send + 'static>(f: impl FnOnce() -> Result<T> + Send + 'static) -> Result<T> {
     tokio::task::spawn_blocking(f).await?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::SystemClock;
+
+    fn engine(dir: &FsPath) -> Arc<Engine> {
+        let opened = Opened { d_tag_mode: None, encrypt: None, evaluate_only: false, clock: Arc::new(SystemClock) };
+        Arc::new(Engine::open(dir.join("m.db"), &crate::Identity::generate(), opened).unwrap())
+    }
+
+    #[test]
+    fn a_panicking_closure_leaves_the_engine_usable() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine(dir.path());
+        let e = engine.clone();
+        let write = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            e.write_now(|tx, _| -> Result<()> {
+                tx.execute("INSERT INTO meta (name, value) VALUES ('half', 'written')", [])?;
+                panic!("a bug inside a write");
+            })
+        }));
+        assert!(write.is_err());
+        // Every reader lent and panicked on: none may be lost from the pool.
+        for _ in 0..MAX_READERS + 1 {
+            let e = engine.clone();
+            let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                e.read_now(|_, _| -> Result<()> { panic!("a bug inside a read") })
+            }));
+            assert!(read.is_err());
+        }
+        engine.write_now(|tx, _| records::meta_set(tx, "after", "panic")).unwrap();
+        let (after, half) = engine
+            .read_now(|conn, _| Ok((records::meta_get(conn, "after")?, records::meta_get(conn, "half")?)))
+            .unwrap();
+        assert_eq!(after.as_deref(), Some("panic"));
+        assert_eq!(half, None, "the panicking write rolled back");
+    }
+
+    #[test]
+    fn readers_see_the_last_commit_and_cannot_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine(dir.path());
+        engine.write_now(|tx, _| records::meta_set(tx, "k", "1")).unwrap();
+        assert_eq!(engine.read_now(|c, _| records::meta_get(c, "k")).unwrap().as_deref(), Some("1"));
+        engine.write_now(|tx, _| records::meta_set(tx, "k", "2")).unwrap();
+        assert_eq!(engine.read_now(|c, _| records::meta_get(c, "k")).unwrap().as_deref(), Some("2"));
+        let wrote = engine.read_now(|c, _| Ok(c.execute("INSERT INTO meta (name, value) VALUES ('x', 'y')", [])?));
+        assert!(wrote.is_err(), "readers are query-only");
+    }
 }

@@ -539,10 +539,3 @@ pub(crate) fn stats(conn: &Connection, engine: &Engine) -> Result<StoreStats> {
         },
     })
 }
-
-/// Records waiting for a vector.
-#[cfg(feature = "vectors")]
-pub(crate) fn pending_vectors(conn: &Connection) -> Result<usize> {
-    Ok(conn.query_row("SELECT count(*) FROM records WHERE needs_vec = 1 AND deleted = 0", [], |r| r.get::<_, i64>(0))?
-        as usize)
-}

@@ -116,8 +116,8 @@ pub(crate) fn wipe_remnants(tx: &Transaction, engine: &Engine, path: &Path) -> R
         tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
         tx.execute(
             "UPDATE records SET path = 'purged:' || d_tag || ':' || rid, domain = NULL, facet = NULL, key = NULL,
-                 payload = NULL, text_hash = NULL, needs_vec = 0, dirty = 0 WHERE rid = ?1",
-            [rid],
+                 payload = NULL, text_hash = NULL, needs_vec = ?2, dirty = 0 WHERE rid = ?1",
+            params![rid, super::vectors::VecState::Current],
         )?;
     }
     Ok(rid)

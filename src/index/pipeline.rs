@@ -4,13 +4,12 @@
 
 use std::sync::Arc;
 
-use rusqlite::params;
-
 use super::state::VectorState;
-use super::vectors::{from_blob, to_blob};
+use super::vectors::from_blob;
 use super::Vectors;
 use crate::codec::{Payload, RecordKind};
 use crate::engine::apply::{embedding_text, text_hash};
+use crate::engine::vectors::{self as queue, Scope, VecState};
 use crate::engine::{records, Engine};
 use crate::error::{Error, Result};
 
@@ -51,43 +50,12 @@ pub struct EmbedReport {
     pub remaining: usize,
 }
 
-/// Which pending records a pass embeds.
-#[derive(Clone, Default)]
-struct Scope {
-    /// Only persona memories (consolidation and introspection compare those).
-    persona_only: bool,
-    /// Only persona memories of this domain and facet (the novelty gate compares those).
-    persona_facet: Option<(String, String)>,
-}
-
-impl Scope {
-    fn sql(&self) -> &'static str {
-        match (&self.persona_facet, self.persona_only) {
-            (Some(_), _) => " AND kind = ?2 AND domain = ?3 AND facet = ?4",
-            (None, true) => " AND kind = ?2",
-            (None, false) => "",
-        }
-    }
-
-    fn params(&self, first: i64) -> Vec<rusqlite::types::Value> {
-        let mut out = vec![rusqlite::types::Value::Integer(first)];
-        if self.persona_only || self.persona_facet.is_some() {
-            out.push(rusqlite::types::Value::Text(RecordKind::Persona.as_str().into()));
-        }
-        if let Some((d, f)) = &self.persona_facet {
-            out.push(rusqlite::types::Value::Text(d.clone()));
-            out.push(rusqlite::types::Value::Text(f.clone()));
-        }
-        out
-    }
-}
-
 /// How a pass embeds.
 struct Pass {
     /// Records to embed at most (None: all that are pending).
     max: Option<usize>,
     /// Sign embedding events for fresh persona vectors now; otherwise they are marked
-    /// (`needs_vec = 2`) and signed by the next [`crate::MemoryStore::embed_pending`].
+    /// ([`VecState::Unsigned`]) and signed by the next [`crate::MemoryStore::embed_pending`].
     publish: bool,
     /// Wait for another pass's batch to finish; otherwise stop when one is running.
     wait: bool,
@@ -129,7 +97,7 @@ pub(crate) async fn pending_embeddings(engine: &Arc<Engine>, vectors: &Vectors) 
     if vectors.is_none() {
         return Ok(0);
     }
-    engine.read(|conn, _| records::pending_vectors(conn)).await
+    engine.read(|conn, _| queue::count_pending(conn, &Scope::default())).await
 }
 
 /// A search's share: at most [`SEARCH_EMBED_BUDGET`] pending records, signing nothing,
@@ -204,13 +172,7 @@ async fn embed_batches(
     let model = state.embedder.model_id().to_string();
     let dims = state.embedder.dims();
     let scope = pass.scope.clone();
-    let pending: usize = engine
-        .read(move |conn, _| {
-            let sql =
-                format!("SELECT count(*) FROM records WHERE needs_vec = 1 AND deleted = 0 AND ?1 = ?1{}", scope.sql());
-            Ok(conn.query_row(&sql, rusqlite::params_from_iter(scope.params(0)), |r| r.get::<_, i64>(0))? as usize)
-        })
-        .await?;
+    let pending: usize = engine.read(move |conn, _| queue::count_pending(conn, &scope)).await?;
     let total = pass.max.map_or(pending, |m| m.min(pending));
     let mut done = 0;
     // A fresh persona vector not signed now waits, marked, for the next full pass;
@@ -235,24 +197,9 @@ async fn embed_batches(
         let (batch, unreadable): (Vec<Pending>, Vec<(i64, Option<String>)>) = engine
             .read(move |conn, _| {
                 let model = model_for_read;
-                // Newest first: the partial index on needs_vec holds them in rid order.
-                let sql = format!(
-                    "SELECT rid, kind, payload, text_hash FROM records WHERE needs_vec = 1 AND deleted = 0{} \
-                         ORDER BY rid DESC LIMIT ?1",
-                    scope.sql()
-                );
-                let mut stmt = conn.prepare(&sql)?;
-                let rows = stmt.query_map(rusqlite::params_from_iter(scope.params(want as i64)), |r| {
-                    Ok((
-                        r.get::<_, i64>(0)?,
-                        r.get::<_, RecordKind>(1)?,
-                        r.get::<_, Option<String>>(2)?,
-                        r.get::<_, Option<String>>(3)?,
-                    ))
-                })?;
+                let rows = queue::pending(conn, &scope, want)?;
                 let (mut out, mut unreadable) = (Vec::new(), Vec::new());
-                for row in rows {
-                    let (rid, kind, json, stored_hash) = row?;
+                for (rid, kind, json, stored_hash) in rows {
                     let payload = match (RecordKind::MEMORIES.contains(&kind), json) {
                         (true, Some(j)) => records::payload_of(kind, &j)?,
                         _ => {
@@ -317,10 +264,7 @@ async fn embed_batches(
                 // Nothing to embed in these (no text, or a kind without vectors): not
                 // pending any more, unless they changed since they were read.
                 for (rid, hash) in &unreadable {
-                    tx.execute(
-                        "UPDATE records SET needs_vec = 0 WHERE rid = ?1 AND needs_vec = 1 AND text_hash IS ?2",
-                        params![rid, hash],
-                    )?;
+                    queue::mark_nothing_to_embed(tx, *rid, hash.as_deref())?;
                 }
                 let (mut stored, mut reused, mut published) = (Vec::new(), 0, 0);
                 for (p, (v, fresh)) in batch.iter().zip(vectors) {
@@ -328,19 +272,8 @@ async fn embed_batches(
                     // next full pass, which signs it.
                     let unsigned = fresh && !publish && p.persona_key.is_some();
                     // Only if the text is still what was embedded.
-                    let n = tx.execute(
-                        "UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND text_hash = ?2 AND deleted = 0",
-                        params![p.rid, p.hash, if unsigned { 2 } else { 0 }],
-                    )?;
-                    if n == 0 {
-                        continue;
-                    }
-                    tx.execute("DELETE FROM vectors WHERE rid = ?1", [p.rid])?;
-                    let vid: i64 = tx.query_row(
-                        "INSERT INTO vectors (rid, model, text_hash, vec) VALUES (?1, ?2, ?3, ?4) RETURNING vid",
-                        params![p.rid, model, p.hash, to_blob(&v)],
-                        |r| r.get(0),
-                    )?;
+                    let state = if unsigned { VecState::Unsigned } else { VecState::Current };
+                    let Some(vid) = queue::store(tx, p.rid, &p.hash, state, &model, &v)? else { continue };
                     // Publish a freshly computed persona vector, so other devices with
                     // the same model need not compute it (seed 003's embed events).
                     if let (true, true, Some(key)) = (fresh, publish, &p.persona_key) {
@@ -380,17 +313,9 @@ async fn embed_batches(
 /// Signs the embedding events of persona vectors stored without one (by a search),
 /// a chunk per transaction. Returns how many were signed.
 async fn publish_unsigned_vectors(engine: &Arc<Engine>, state: &Arc<VectorState>) -> Result<usize> {
-    const CHUNK: i64 = 256;
+    const CHUNK: usize = 256;
     // Usually there are none: a read, not a write transaction, tells.
-    let any: bool = engine
-        .read(|conn, _| {
-            Ok(conn.query_row(
-                "SELECT EXISTS(SELECT 1 FROM records WHERE kind = ?1 AND needs_vec = 2 AND deleted = 0)",
-                [RecordKind::Persona],
-                |r| r.get(0),
-            )?)
-        })
-        .await?;
+    let any = engine.read(|conn, _| queue::any_unsigned(conn)).await?;
     if !any {
         return Ok(0);
     }
@@ -399,16 +324,7 @@ async fn publish_unsigned_vectors(engine: &Arc<Engine>, state: &Arc<VectorState>
         let (model, dims) = (state.embedder.model_id().to_string(), state.embedder.dims());
         let (seen, signed) = engine
             .write(move |tx, engine| {
-                let rows: Vec<(i64, String, String, Vec<u8>)> = tx
-                    .prepare(
-                        "SELECT r.rid, r.key, v.text_hash, v.vec FROM records r JOIN vectors v ON v.rid = r.rid
-                             WHERE r.kind = ?3 AND r.deleted = 0 AND r.needs_vec = 2
-                               AND v.model = ?1 AND v.text_hash = r.text_hash LIMIT ?2",
-                    )?
-                    .query_map(params![model, CHUNK, RecordKind::Persona], |r| {
-                        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-                    })?
-                    .collect::<rusqlite::Result<_>>()?;
+                let rows = queue::unsigned(tx, &model, CHUNK)?;
                 let mut signed = 0;
                 for (rid, key, hash, blob) in &rows {
                     let v = from_blob(blob);
@@ -417,20 +333,17 @@ async fn publish_unsigned_vectors(engine: &Arc<Engine>, state: &Arc<VectorState>
                         sign_embedding(tx, engine, key, &v, &model, hash)?;
                         signed += 1;
                     }
-                    tx.execute("UPDATE records SET needs_vec = 0 WHERE rid = ?1", [rid])?;
+                    queue::mark_current(tx, *rid)?;
                 }
                 // Marked records whose vector is of another model or text: embedded again.
-                if (rows.len() as i64) < CHUNK {
-                    tx.execute(
-                        "UPDATE records SET needs_vec = 1 WHERE kind = ?1 AND needs_vec = 2 AND deleted = 0",
-                        [RecordKind::Persona],
-                    )?;
+                if rows.len() < CHUNK {
+                    queue::requeue_unsigned(tx)?;
                 }
                 Ok((rows.len(), signed))
             })
             .await?;
         total += signed;
-        if (seen as i64) < CHUNK {
+        if seen < CHUNK {
             return Ok(total);
         }
     }

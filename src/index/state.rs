@@ -4,10 +4,10 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use rusqlite::OptionalExtension;
-
 use super::vectors::{from_blob, IndexLock, VectorIndex};
 use super::Embedder;
+use crate::engine::vectors as queue;
+use crate::engine::Engine;
 use crate::error::{Error, Result};
 
 /// The thread loading an index: the index and the points it could not save.
@@ -38,40 +38,22 @@ impl VectorState {
     /// vectors written since it was saved) on a thread of its own, so opening a store does
     /// not wait for it: the first use of the index does. Vectors of another model are
     /// discarded here, and their records queued for embedding.
-    pub(crate) fn open(engine: &crate::engine::Engine, embedder: Arc<dyn Embedder>) -> Result<Self> {
-        engine.with_writer(|conn| Self::open_on(conn, engine.path(), embedder, engine.at_rest_keys()))
-    }
-
-    fn open_on(
-        conn: &rusqlite::Connection,
-        db: &std::path::Path,
-        embedder: Arc<dyn Embedder>,
-        at_rest: Option<Arc<crate::at_rest::StoreKeys>>,
-    ) -> Result<Self> {
+    pub(crate) fn open(engine: &Arc<Engine>, embedder: Arc<dyn Embedder>) -> Result<Self> {
         let model = embedder.model_id().to_string();
         let dims = embedder.dims();
-        // Two range probes on the model index, so a store whose vectors all come from this
-        // model opens without touching the vectors themselves.
-        let other: Option<i64> = conn
-            .query_row("SELECT vid FROM vectors WHERE model < ?1 OR model > ?1 LIMIT 1", [&model], |r| r.get(0))
-            .ok();
-        if other.is_some() {
-            conn.execute(
-                "UPDATE records SET needs_vec = 1 WHERE rid IN (SELECT rid FROM vectors WHERE model != ?1)",
-                [&model],
-            )?;
-            conn.execute("DELETE FROM vectors WHERE model != ?1", [&model])?;
+        if !engine.read_only() {
+            engine.with_writer(|conn| queue::keep_model(conn, &model))?;
         }
-        let dir = VectorIndex::dir_for(db);
-        let lock = Arc::new(IndexLock::new(db));
+        let at_rest = engine.at_rest_keys();
+        let dir = VectorIndex::dir_for(engine.path());
+        let lock = Arc::new(IndexLock::new(engine.path()));
         lock.acquire();
-        let (db, thread_dir) = (db.to_path_buf(), dir.clone());
         let loader = std::thread::Builder::new()
             .name("memstr-vectors".into())
             .spawn({
-                let at_rest = at_rest.clone();
-                let lock = lock.clone();
-                move || load_or_build(&db, &thread_dir, &model, dims, at_rest.as_deref(), &lock)
+                let (engine, dir, at_rest, lock) = (engine.clone(), dir.clone(), at_rest.clone(), lock.clone());
+                // A reader of its own for the whole load: writes and searches go on beside it.
+                move || engine.read_now(|conn, _| load_or_build(conn, &dir, &model, dims, at_rest.as_deref(), &lock))
             })
             .map_err(|e| Error::Task(format!("starting the vector index loader: {e}")))?;
         Ok(VectorState {
@@ -123,23 +105,14 @@ impl VectorState {
 /// added any point. Runs on the loader thread, with a
 /// read-only connection of its own. Returns the index and the points it could not save.
 fn load_or_build(
-    db: &std::path::Path,
+    conn: &rusqlite::Connection,
     dir: &std::path::Path,
     model: &str,
     dims: usize,
     at_rest: Option<&crate::at_rest::StoreKeys>,
     lock: &IndexLock,
 ) -> Result<(VectorIndex, usize)> {
-    let conn = rusqlite::Connection::open_with_flags(
-        db,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
-    .map_err(Error::db(db))?;
-    if let Some(keys) = at_rest {
-        keys.apply(&conn, db)?;
-    }
-    conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(Error::db(db))?;
-    let live = conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0))? as usize;
+    let live = queue::count(conn)?;
     // Points of old versions stay in the graph (search skips them); once they outnumber
     // the live ones, a rebuild is cheaper than carrying them.
     let seal = at_rest.map(|k| &k.index);
@@ -153,12 +126,7 @@ fn load_or_build(
     };
     // Which point is each record's, by the table: from the (rid, vid) index, without
     // reading a vector. (Open already removed other models' vectors.)
-    let mut pairs: Vec<(i64, i64)> = Vec::with_capacity(live);
-    let mut stmt = conn.prepare("SELECT rid, vid FROM vectors")?;
-    for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))? {
-        pairs.push(row?);
-    }
-    drop(stmt);
+    let pairs = queue::ids(conn)?;
     let mut missing = index.reconcile(&pairs);
     drop(pairs);
     missing.sort_unstable();
@@ -173,20 +141,16 @@ fn load_or_build(
             added += 1;
         }
     };
-    let row = |r: &rusqlite::Row| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, Vec<u8>>(2)?));
     if missing.len() > 1_000 {
         let wanted: std::collections::HashSet<i64> = missing.iter().copied().collect();
-        let mut stmt = conn.prepare("SELECT vid, rid, vec FROM vectors WHERE vid >= ?1 ORDER BY vid")?;
-        for r in stmt.query_map([missing[0]], row)? {
-            let (vid, rid, blob) = r?;
+        queue::each_from(conn, missing[0], |vid, rid, blob| {
             if wanted.contains(&vid) {
                 add(vid, rid, blob);
             }
-        }
+        })?;
     } else {
-        let mut stmt = conn.prepare("SELECT vid, rid, vec FROM vectors WHERE vid = ?1")?;
         for vid in &missing {
-            if let Some((vid, rid, blob)) = stmt.query_row([vid], row).optional()? {
+            if let Some((vid, rid, blob)) = queue::by_vid(conn, *vid)? {
                 add(vid, rid, blob);
             }
         }

@@ -9,16 +9,23 @@ use std::sync::Mutex;
 use rusqlite::Connection;
 
 use super::hybrid::{Candidate, SignalKind as S, Values};
+use super::Kind;
 use super::{Found, SearchQuery, Weights};
 use crate::codec::RecordKind;
+use crate::engine::fts::{self, Filter};
 use crate::engine::records;
 use crate::error::Result;
 use crate::lifecycle::runtime::{graph_signal, relock, Lifecycle};
 use crate::model::{round3, JournalEntry, Memory, MemoryState, PersonaMemory};
+use crate::text::{content_terms, fts_any, query_terms, term_coverage};
 
 const DAY: f64 = 86_400.0;
 /// Memories the graph reaches that join the candidates (the most activated).
 const GRAPH_EXTRA: usize = 20;
+/// A filtered search compares the query's vector with every record the filter admits when
+/// there are at most this many (cosines of in-memory int8 points: a few milliseconds);
+/// beyond, it takes the vector index's nearest and filters them.
+const SCAN_CAP: usize = 20_000;
 
 /// Document frequencies of query terms: the highest rowid and the count of indexed
 /// records they were counted at, and the frequencies.
@@ -32,36 +39,12 @@ pub(crate) struct SearchState {
     pub(crate) warned_no_vectors: AtomicBool,
 }
 
-struct Row {
-    kind: RecordKind,
-    /// Waiting for its vector (not yet embedded): its words stand in for its meaning.
-    pending: bool,
-    path: String,
-    payload: String,
-    ts: f64,
-}
+type Row = fts::CandidateRow;
 
+/// Loads the rows of `rids` not loaded yet.
 fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTreeMap<i64, Row>) -> Result<()> {
     let wanted: Vec<i64> = rids.filter(|r| !rows.contains_key(r)).collect();
-    // One statement per chunk rather than one per row: a hundred point lookups cost
-    // milliseconds at 100k records. The list holds integers only.
-    for chunk in wanted.chunks(500) {
-        let list = chunk.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-        let sql = format!(
-            "SELECT rid, kind, path, payload, coalesce(ts, 0), needs_vec = 1 FROM records WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
-        );
-        let mut stmt = conn.prepare(&sql)?;
-        let found = stmt.query_map([], |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                Row { kind: r.get(1)?, path: r.get(2)?, payload: r.get(3)?, ts: r.get(4)?, pending: r.get(5)? },
-            ))
-        })?;
-        for row in found {
-            let (rid, row) = row?;
-            rows.insert(rid, row);
-        }
-    }
+    rows.extend(fts::rows(conn, &wanted)?);
     Ok(())
 }
 
@@ -122,29 +105,26 @@ fn common_terms_dropped(conn: &Connection, cache: &SearchState, terms: Vec<Strin
     }
     // The highest rowid tells cheaply whether the store grew; the exact count of indexed
     // records is taken when the cache is (re)built.
-    let top: u64 =
-        conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64;
+    let top = fts::top_rowid(conn)?;
     if top <= COMMON_DOCS {
         return Ok(terms);
     }
     let mut cache = relock(&cache.df);
     if top > cache.0 + cache.0 / 10 || top < cache.0 {
-        let docs: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0))?;
-        *cache = (top, docs as u64, std::collections::HashMap::new());
+        *cache = (top, fts::docs(conn)?, std::collections::HashMap::new());
     }
     let docs = cache.1;
     let limit = COMMON_DOCS.max(docs / 50);
     if docs <= limit {
         return Ok(terms);
     }
-    let mut stmt = conn.prepare_cached("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?1")?;
     let mut dfs = Vec::with_capacity(terms.len());
     for t in &terms {
         let df = match cache.2.get(t) {
             Some(df) => *df,
             None => {
-                let expr = crate::search::fts_any(std::slice::from_ref(t)).unwrap_or_default();
-                let df = stmt.query_row([expr], |r| r.get::<_, i64>(0))? as u64;
+                let expr = fts_any(std::slice::from_ref(t)).unwrap_or_default();
+                let df = fts::doc_freq(conn, &expr)?;
                 cache.2.insert(t.clone(), df);
                 df
             }
@@ -167,15 +147,13 @@ fn common_terms_dropped(conn: &Connection, cache: &SearchState, terms: Vec<Strin
 /// Records in the full-text index: exact on small stores, else the count cached with the
 /// document frequencies (refreshed when the store has grown by a tenth).
 fn doc_count(conn: &Connection, cache: &SearchState) -> Result<u64> {
-    let top: u64 =
-        conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64;
+    let top = fts::top_rowid(conn)?;
     if top <= COMMON_DOCS {
-        return Ok(conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64);
+        return fts::docs(conn);
     }
     let mut cache = relock(&cache.df);
     if top > cache.0 + cache.0 / 10 || top < cache.0 {
-        let docs: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0))?;
-        *cache = (top, docs as u64, std::collections::HashMap::new());
+        *cache = (top, fts::docs(conn)?, std::collections::HashMap::new());
     }
     Ok(cache.1)
 }
@@ -197,22 +175,20 @@ fn coverage(
         return Ok(out);
     }
     let docs = doc_count(conn, cache)? as f64;
-    let mut stmt = conn.prepare_cached("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1")?;
     let mut total = 0.0;
     for t in terms {
-        let Some(expr) = crate::search::fts_any(std::slice::from_ref(t)) else { continue };
+        let Some(expr) = fts_any(std::slice::from_ref(t)) else { continue };
         // One read of the term's postings gives both its document frequency and which
         // candidates hold it; on a large store the searched terms past the rarest two
         // read at most POSTING_BUDGET postings.
         let mut df = 0u64;
         let mut holders = Vec::new();
-        for rid in stmt.query_map([expr], |r| r.get::<_, i64>(0))? {
-            let rid = rid?;
+        fts::each_posting(conn, &expr, |rid| {
             df += 1;
             if rids.contains_key(&rid) {
                 holders.push(rid);
             }
-        }
+        })?;
         let n = docs.max(df as f64);
         let idf = (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln();
         total += idf;
@@ -265,7 +241,7 @@ impl Cue {
         match (has_query_vec, self.cosine) {
             (true, Some(cos)) => cos >= w.revive_cosine,
             (true, None) => false,
-            (false, _) => crate::search::term_coverage(terms, text) >= w.revive_coverage,
+            (false, _) => term_coverage(terms, text) >= w.revive_coverage,
         }
     }
 }
@@ -280,32 +256,24 @@ pub(crate) fn candidates(
 ) -> Result<Vec<Candidate>> {
     let now = ctx.now;
     let live = |p: &PersonaMemory| ctx.life.live_state(p, now);
-    let searched = common_terms_dropped(conn, ctx.cache, crate::search::content_terms(&q.text))?;
-    let fts_expr = crate::search::fts_any(&searched);
+    let searched = common_terms_dropped(conn, ctx.cache, content_terms(&q.text))?;
+    let fts_expr = fts_any(&searched);
+    // What the query may return restricts every pool at the source: a large journal
+    // cannot crowd persona memories out, nor a busy month the week asked for.
+    let filter = Filter {
+        kinds: q.kinds.iter().map(|k| k.column()).collect(),
+        domain: q.domain.clone(),
+        facet: q.facet.clone(),
+        since: q.since,
+        until: q.until,
+    };
     // Every matching row's BM25, in one pass: FTS5 scores every match anyway to sort
     // them, and a second MATCH for the episode rows below would compute the corpus
     // statistics again. Scores are kept aside; the pool is the best `w.pool`.
-    // A search restricted to some kinds draws its candidates from those kinds only, so a
-    // large journal cannot crowd persona memories out of the pools.
-    let kinds = (!q.kinds.is_empty())
-        .then(|| crate::engine::kinds::sql_list(&q.kinds.iter().map(|k| k.column()).collect::<Vec<_>>()));
-    let mut lexical_all: std::collections::HashMap<i64, f64> = std::collections::HashMap::new();
-    if let Some(expr) = &fts_expr {
-        let sql = match &kinds {
-            None => {
-                "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1".to_string()
-            }
-            Some(list) => format!(
-                "SELECT f.rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts f JOIN records r ON r.rid = f.rowid \
-                 WHERE records_fts MATCH ?1 AND r.kind IN ({list})"
-            ),
-        };
-        let mut stmt = conn.prepare_cached(&sql)?;
-        for row in stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
-            let (rid, score) = row?;
-            lexical_all.insert(rid, -score);
-        }
-    }
+    let lexical_all = match &fts_expr {
+        Some(expr) => fts::bm25(conn, expr, &filter)?,
+        None => std::collections::HashMap::new(),
+    };
     let mut ranked: Vec<(i64, f64)> = lexical_all.iter().map(|(r, s)| (*r, *s)).collect();
     if ranked.len() > w.pool && w.pool > 0 {
         ranked.select_nth_unstable_by(w.pool - 1, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -315,25 +283,22 @@ pub(crate) fn candidates(
     }
     let mut bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
     let mut cosine: BTreeMap<i64, f64> = BTreeMap::new();
-    let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&crate::search::Kind::Journal);
-    let scan_kinds = has_query_vec && kinds.is_some() && !journal_wanted;
-    if let (true, Some(list)) = (scan_kinds, &kinds) {
-        // Without the journal the wanted kinds are few (persona and flat memories): all
-        // of their vectors are compared, where the shared index could return none of them.
-        let mut stmt =
-            conn.prepare_cached(&format!("SELECT rid FROM records WHERE deleted = 0 AND kind IN ({list})"))?;
-        let mut all: Vec<(i64, f64)> = Vec::new();
-        for rid in stmt.query_map([], |r| r.get::<_, i64>(0))? {
-            let rid = rid?;
-            if let Some(c) = (ctx.cosine_of)(rid) {
-                all.push((rid, c));
-            }
-        }
+    let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&Kind::Journal);
+    // A filtered search compares the query with every record the filter admits, when they
+    // are few enough, where the shared index could return none of them.
+    let admitted = match has_query_vec && !filter.is_open() {
+        true => fts::admitted(conn, &filter, SCAN_CAP)?,
+        false => None,
+    };
+    let scanned = admitted.is_some();
+    if let Some(rids) = admitted {
+        let mut all: Vec<(i64, f64)> =
+            rids.into_iter().filter_map(|rid| (ctx.cosine_of)(rid).map(|c| (rid, c))).collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         cosine.extend(all.into_iter().take(w.pool));
     }
     let mut rows: BTreeMap<i64, Row> = BTreeMap::new();
-    if !scan_kinds && !nearest.is_empty() {
+    if !scanned && !nearest.is_empty() {
         // Records deleted since the index was loaded still have points: only rows that
         // load count, and the pool's worth of them are kept.
         load_rows(conn, nearest.iter().map(|(rid, _)| *rid), &mut rows)?;
@@ -412,9 +377,9 @@ pub(crate) fn candidates(
     };
 
     let covered = coverage(conn, ctx.cache, &searched, &rows)?;
-    let terms = crate::search::query_terms(&q.text);
+    let terms = query_terms(&q.text);
     let best_match = match_of.values().copied().fold(0.0f64, f64::max);
-    let cue_terms = crate::search::content_terms(&q.text);
+    let cue_terms = content_terms(&q.text);
     let span = crate::search::query::time_range(&q.text, now);
     let intent = crate::search::query::intent(&q.text);
     let mut out = Vec::new();

@@ -1,0 +1,163 @@
+//! The reads a search makes: full-text matches with their BM25 scores, document
+//! frequencies and postings, the records a filter admits, and candidate rows by rid. A
+//! [`Filter`] restricts every pool at the source, so a filtered search ranks among the
+//! records it may return.
+
+use std::collections::HashMap;
+
+use rusqlite::types::Value;
+use rusqlite::{params_from_iter, Connection};
+
+use super::vectors::VecState;
+use crate::codec::RecordKind;
+use crate::error::Result;
+
+/// What a search may return, as SQL sees it: kinds, a persona domain and facet, a time
+/// range (`[since, until)`, on the record's own time). Unset parts admit everything.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Filter {
+    pub kinds: Vec<RecordKind>,
+    pub domain: Option<String>,
+    pub facet: Option<String>,
+    pub since: Option<f64>,
+    pub until: Option<f64>,
+}
+
+impl Filter {
+    /// Whether it admits every record.
+    pub(crate) fn is_open(&self) -> bool {
+        *self == Filter::default()
+    }
+
+    /// `AND ...` conditions on `r` (the records table), and their values, numbered from
+    /// `first`.
+    fn sql(&self, first: usize) -> (String, Vec<Value>) {
+        let mut sql = match self.kinds.is_empty() {
+            true => String::new(),
+            false => format!(" AND r.kind IN ({})", super::kinds::sql_list(&self.kinds)),
+        };
+        let mut values = Vec::new();
+        let mut bind = |cond: &str, v: Value| {
+            values.push(v);
+            sql.push_str(&format!(" AND {cond} ?{}", first + values.len() - 1));
+        };
+        // Flat memories and journal entries have no domain or facet: a filter on either
+        // admits persona memories only.
+        if let Some(d) = &self.domain {
+            bind("r.domain =", Value::Text(d.clone()));
+        }
+        if let Some(f) = &self.facet {
+            bind("r.facet =", Value::Text(f.clone()));
+        }
+        if let Some(s) = self.since {
+            bind("r.ts >=", Value::Real(s));
+        }
+        if let Some(u) = self.until {
+            bind("r.ts <", Value::Real(u));
+        }
+        drop(bind);
+        (sql, values)
+    }
+}
+
+/// Every record matching the FTS5 expression `expr` within `filter`, with its BM25
+/// (key 3, themes 2, value 1; larger is better).
+pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter) -> Result<HashMap<i64, f64>> {
+    let sql = if filter.is_open() {
+        "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1".to_string()
+    } else {
+        let (cond, _) = filter.sql(2);
+        format!(
+            "SELECT f.rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts f JOIN records r ON r.rid = f.rowid \
+             WHERE records_fts MATCH ?1 AND r.deleted = 0{cond}"
+        )
+    };
+    let mut values = vec![Value::Text(expr.to_string())];
+    values.extend(filter.sql(2).1);
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut out = HashMap::new();
+    for row in stmt.query_map(params_from_iter(values), |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
+        let (rid, score) = row?;
+        out.insert(rid, -score);
+    }
+    Ok(out)
+}
+
+/// The live records `filter` admits, at most `cap` (None: more than `cap` do).
+pub(crate) fn admitted(conn: &Connection, filter: &Filter, cap: usize) -> Result<Option<Vec<i64>>> {
+    let (cond, mut values) = filter.sql(1);
+    values.push(Value::Integer(cap as i64 + 1));
+    let sql = format!(
+        "SELECT r.rid FROM records r WHERE r.deleted = 0 AND r.payload IS NOT NULL{cond} LIMIT ?{}",
+        values.len()
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rids: Vec<i64> = stmt.query_map(params_from_iter(values), |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    Ok((rids.len() <= cap).then_some(rids))
+}
+
+/// The highest rowid in the full-text index: cheaply tells whether the store grew.
+pub(crate) fn top_rowid(conn: &Connection) -> Result<u64> {
+    Ok(conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// Records in the full-text index.
+pub(crate) fn docs(conn: &Connection) -> Result<u64> {
+    Ok(conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// Records matching the FTS5 expression `expr`.
+pub(crate) fn doc_freq(conn: &Connection, expr: &str) -> Result<u64> {
+    let mut stmt = conn.prepare_cached("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?1")?;
+    Ok(stmt.query_row([expr], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// Calls `f(rid)` for every record matching the FTS5 expression `expr`.
+pub(crate) fn each_posting(conn: &Connection, expr: &str, mut f: impl FnMut(i64)) -> Result<()> {
+    let mut stmt = conn.prepare_cached("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1")?;
+    for rid in stmt.query_map([expr], |r| r.get::<_, i64>(0))? {
+        f(rid?);
+    }
+    Ok(())
+}
+
+/// A candidate's row: kind, path, payload, time, and whether it waits for its vector.
+pub(crate) struct CandidateRow {
+    pub kind: RecordKind,
+    pub path: String,
+    pub payload: String,
+    pub ts: f64,
+    /// Waiting for its vector (not yet embedded): its words stand in for its meaning.
+    pub pending: bool,
+}
+
+/// The live rows of `rids` (deleted ones are left out).
+pub(crate) fn rows(conn: &Connection, rids: &[i64]) -> Result<Vec<(i64, CandidateRow)>> {
+    let mut out = Vec::with_capacity(rids.len());
+    // One statement per chunk rather than one per row: a hundred point lookups cost
+    // milliseconds at 100k records. The list holds integers only.
+    for chunk in rids.chunks(500) {
+        let list = chunk.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+        let sql = format!(
+            "SELECT rid, kind, path, payload, coalesce(ts, 0), needs_vec FROM records \
+             WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
+        );
+        let mut stmt = conn.prepare(&sql)?;
+        let found = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                CandidateRow {
+                    kind: r.get(1)?,
+                    path: r.get(2)?,
+                    payload: r.get(3)?,
+                    ts: r.get(4)?,
+                    pending: r.get::<_, VecState>(5)? == VecState::Pending,
+                },
+            ))
+        })?;
+        for row in found {
+            out.push(row?);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,231 @@
+//! The embedding queue and the `vectors` table: which records wait for a vector
+//! ([`VecState`], `records.needs_vec`), and the stored vectors themselves. The embedding
+//! pipeline (`crate::index::pipeline`) decides what to embed; these are its reads and writes.
+
+// Without the vector index only the states are used (a write queues its record).
+#![cfg_attr(not(feature = "vectors"), allow(dead_code))]
+
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, Transaction};
+
+use crate::codec::{to_blob, RecordKind};
+use crate::error::Result;
+
+/// Where a record stands with its vector (`records.needs_vec`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VecState {
+    /// Its vector is current (or it has no text to embed).
+    Current,
+    /// Its text changed since it was last embedded: waiting for a vector.
+    Pending,
+    /// A persona vector a search computed and stored without signing its embedding event;
+    /// the next full pass signs it.
+    Unsigned,
+}
+
+impl VecState {
+    fn code(self) -> i64 {
+        match self {
+            VecState::Current => 0,
+            VecState::Pending => 1,
+            VecState::Unsigned => 2,
+        }
+    }
+}
+
+impl ToSql for VecState {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.code()))
+    }
+}
+
+impl FromSql for VecState {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        match value.as_i64()? {
+            0 => Ok(VecState::Current),
+            1 => Ok(VecState::Pending),
+            2 => Ok(VecState::Unsigned),
+            n => Err(FromSqlError::OutOfRange(n)),
+        }
+    }
+}
+
+/// Which pending records a pass takes: all, the persona memories, or those of one facet.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Scope {
+    /// Only persona memories (consolidation and introspection compare those).
+    pub persona_only: bool,
+    /// Only persona memories of this domain and facet (the novelty gate compares those).
+    pub persona_facet: Option<(String, String)>,
+}
+
+impl Scope {
+    /// The condition after `?1` (the limit), with its parameters from `?2`.
+    fn sql(&self) -> &'static str {
+        match (&self.persona_facet, self.persona_only) {
+            (Some(_), _) => " AND kind = ?3 AND domain = ?4 AND facet = ?5",
+            (None, true) => " AND kind = ?3",
+            (None, false) => "",
+        }
+    }
+
+    fn params(&self, first: i64) -> Vec<rusqlite::types::Value> {
+        use rusqlite::types::Value;
+        let mut out = vec![Value::Integer(first), Value::Integer(VecState::Pending.code())];
+        if self.persona_only || self.persona_facet.is_some() {
+            out.push(Value::Text(RecordKind::Persona.as_str().into()));
+        }
+        if let Some((d, f)) = &self.persona_facet {
+            out.push(Value::Text(d.clone()));
+            out.push(Value::Text(f.clone()));
+        }
+        out
+    }
+}
+
+/// Records waiting for a vector in `scope`.
+pub(crate) fn count_pending(conn: &Connection, scope: &Scope) -> Result<usize> {
+    let sql = format!("SELECT count(*) FROM records WHERE needs_vec = ?2 AND deleted = 0 AND ?1 = ?1{}", scope.sql());
+    Ok(conn.query_row(&sql, params_from_iter(scope.params(0)), |r| r.get::<_, i64>(0))? as usize)
+}
+
+/// A record waiting for its vector: rid, kind, payload, the hash of the text it had.
+pub(crate) type PendingRow = (i64, RecordKind, Option<String>, Option<String>);
+
+/// The newest `limit` records waiting for a vector in `scope` (the partial index on
+/// `needs_vec` holds them in rid order).
+pub(crate) fn pending(conn: &Connection, scope: &Scope, limit: usize) -> Result<Vec<PendingRow>> {
+    let sql = format!(
+        "SELECT rid, kind, payload, text_hash FROM records WHERE needs_vec = ?2 AND deleted = 0{} \
+         ORDER BY rid DESC LIMIT ?1",
+        scope.sql()
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows = stmt.query_map(params_from_iter(scope.params(limit as i64)), |r| {
+        Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+    })?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// A record with nothing to embed is not pending any more, unless its text changed since
+/// it was read (`hash`).
+pub(crate) fn mark_nothing_to_embed(tx: &Transaction, rid: i64, hash: Option<&str>) -> Result<()> {
+    tx.execute(
+        "UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND needs_vec = ?4 AND text_hash IS ?2",
+        params![rid, hash, VecState::Current, VecState::Pending],
+    )?;
+    Ok(())
+}
+
+/// Stores `v` as record `rid`'s vector, if its text is still the one embedded (`hash`),
+/// and leaves it in `state`. Returns the vector's id, or None when the text changed.
+pub(crate) fn store(
+    tx: &Transaction,
+    rid: i64,
+    hash: &str,
+    state: VecState,
+    model: &str,
+    v: &[f32],
+) -> Result<Option<i64>> {
+    let n = tx.execute(
+        "UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND text_hash = ?2 AND deleted = 0",
+        params![rid, hash, state],
+    )?;
+    if n == 0 {
+        return Ok(None);
+    }
+    tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
+    let vid: i64 = tx.query_row(
+        "INSERT INTO vectors (rid, model, text_hash, vec) VALUES (?1, ?2, ?3, ?4) RETURNING vid",
+        params![rid, model, hash, to_blob(v)],
+        |r| r.get(0),
+    )?;
+    Ok(Some(vid))
+}
+
+/// Whether any persona vector waits for its embedding event.
+pub(crate) fn any_unsigned(conn: &Connection) -> Result<bool> {
+    Ok(conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM records WHERE kind = ?1 AND needs_vec = ?2 AND deleted = 0)",
+        params![RecordKind::Persona, VecState::Unsigned],
+        |r| r.get(0),
+    )?)
+}
+
+/// Up to `limit` persona vectors of `model` waiting for their embedding event:
+/// rid, key, text hash, vector bytes.
+pub(crate) fn unsigned(tx: &Transaction, model: &str, limit: usize) -> Result<Vec<(i64, String, String, Vec<u8>)>> {
+    let rows = tx
+        .prepare_cached(
+            "SELECT r.rid, r.key, v.text_hash, v.vec FROM records r JOIN vectors v ON v.rid = r.rid
+             WHERE r.kind = ?3 AND r.deleted = 0 AND r.needs_vec = ?4
+               AND v.model = ?1 AND v.text_hash = r.text_hash LIMIT ?2",
+        )?
+        .query_map(params![model, limit as i64, RecordKind::Persona, VecState::Unsigned], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<rusqlite::Result<_>>()?;
+    Ok(rows)
+}
+
+/// Record `rid`'s vector is current.
+pub(crate) fn mark_current(tx: &Transaction, rid: i64) -> Result<()> {
+    tx.execute("UPDATE records SET needs_vec = ?2 WHERE rid = ?1", params![rid, VecState::Current])?;
+    Ok(())
+}
+
+/// Persona records still marked unsigned (their vector is of another model or text) are
+/// embedded again.
+pub(crate) fn requeue_unsigned(tx: &Transaction) -> Result<()> {
+    tx.execute(
+        "UPDATE records SET needs_vec = ?2 WHERE kind = ?1 AND needs_vec = ?3 AND deleted = 0",
+        params![RecordKind::Persona, VecState::Pending, VecState::Unsigned],
+    )?;
+    Ok(())
+}
+
+/// Drops the vectors of any model but `model`, queueing their records (at open).
+pub(crate) fn keep_model(conn: &Connection, model: &str) -> Result<()> {
+    // Two range probes on the model index, so a store whose vectors all come from this
+    // model opens without touching the vectors themselves.
+    let other: Option<i64> = conn
+        .query_row("SELECT vid FROM vectors WHERE model < ?1 OR model > ?1 LIMIT 1", [model], |r| r.get(0))
+        .optional()?;
+    if other.is_some() {
+        conn.execute(
+            "UPDATE records SET needs_vec = ?2 WHERE rid IN (SELECT rid FROM vectors WHERE model != ?1)",
+            params![model, VecState::Pending],
+        )?;
+        conn.execute("DELETE FROM vectors WHERE model != ?1", [model])?;
+    }
+    Ok(())
+}
+
+/// Stored vectors.
+pub(crate) fn count(conn: &Connection) -> Result<usize> {
+    Ok(conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0))? as usize)
+}
+
+/// `(rid, vid)` of every stored vector, from the index on them (no vector is read).
+pub(crate) fn ids(conn: &Connection) -> Result<Vec<(i64, i64)>> {
+    let mut stmt = conn.prepare("SELECT rid, vid FROM vectors")?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Calls `f(vid, rid, bytes)` for each vector from `first_vid` on, in vid order (one
+/// pass over the table).
+pub(crate) fn each_from(conn: &Connection, first_vid: i64, mut f: impl FnMut(i64, i64, Vec<u8>)) -> Result<()> {
+    let mut stmt = conn.prepare("SELECT vid, rid, vec FROM vectors WHERE vid >= ?1 ORDER BY vid")?;
+    for row in stmt.query_map([first_vid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
+        let (vid, rid, blob) = row?;
+        f(vid, rid, blob);
+    }
+    Ok(())
+}
+
+/// One vector by id: `(vid, rid, bytes)`.
+pub(crate) fn by_vid(conn: &Connection, vid: i64) -> Result<Option<(i64, i64, Vec<u8>)>> {
+    let mut stmt = conn.prepare_cached("SELECT vid, rid, vec FROM vectors WHERE vid = ?1")?;
+    Ok(stmt.query_row([vid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?)
+}
