@@ -36,26 +36,21 @@ impl Filter {
             true => String::new(),
             false => format!(" AND r.kind IN ({})", super::kinds::sql_list(&self.kinds)),
         };
-        let mut values = Vec::new();
-        let mut bind = |cond: &str, v: Value| {
-            values.push(v);
-            sql.push_str(&format!(" AND {cond} ?{}", first + values.len() - 1));
-        };
         // Flat memories and journal entries have no domain or facet: a filter on either
         // admits persona memories only.
-        if let Some(d) = &self.domain {
-            bind("r.domain =", Value::Text(d.clone()));
+        let conditions = [
+            ("r.domain =", self.domain.clone().map(Value::Text)),
+            ("r.facet =", self.facet.clone().map(Value::Text)),
+            ("r.ts >=", self.since.map(Value::Real)),
+            ("r.ts <", self.until.map(Value::Real)),
+        ];
+        let mut values = Vec::new();
+        for (cond, value) in conditions {
+            if let Some(v) = value {
+                sql.push_str(&format!(" AND {cond} ?{}", first + values.len()));
+                values.push(v);
+            }
         }
-        if let Some(f) = &self.facet {
-            bind("r.facet =", Value::Text(f.clone()));
-        }
-        if let Some(s) = self.since {
-            bind("r.ts >=", Value::Real(s));
-        }
-        if let Some(u) = self.until {
-            bind("r.ts <", Value::Real(u));
-        }
-        drop(bind);
         (sql, values)
     }
 }

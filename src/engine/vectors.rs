@@ -152,9 +152,11 @@ pub(crate) fn any_unsigned(conn: &Connection) -> Result<bool> {
     )?)
 }
 
-/// Up to `limit` persona vectors of `model` waiting for their embedding event:
-/// rid, key, text hash, vector bytes.
-pub(crate) fn unsigned(tx: &Transaction, model: &str, limit: usize) -> Result<Vec<(i64, String, String, Vec<u8>)>> {
+/// A persona vector waiting for its embedding event: rid, key, text hash, vector bytes.
+pub(crate) type UnsignedRow = (i64, String, String, Vec<u8>);
+
+/// Up to `limit` persona vectors of `model` waiting for their embedding event.
+pub(crate) fn unsigned(tx: &Transaction, model: &str, limit: usize) -> Result<Vec<UnsignedRow>> {
     let rows = tx
         .prepare_cached(
             "SELECT r.rid, r.key, v.text_hash, v.vec FROM records r JOIN vectors v ON v.rid = r.rid
