@@ -144,7 +144,7 @@ fn apply_key(conn: &rusqlite::Connection, path: &Path, key: &str) -> Result<()> 
     let _ = conn.execute_batch("PRAGMA cipher_log_level = NONE;");
     // Not through an error message: a failing statement must not carry the key.
     conn.execute_batch(&Zeroizing::new(format!("PRAGMA key = \"{key}\";")))
-        .map_err(|_| Error::Crypto(format!("{}: setting the database key failed", path.display())))?;
+        .map_err(|_| Error::crypto(format!("{}: setting the database key failed", path.display())))?;
     check_opens(conn, path)
 }
 
@@ -174,7 +174,7 @@ pub(crate) fn seal(key: &IndexKey, name: &str, plain: &[u8]) -> Result<Vec<u8>> 
     nostr::secp256k1::rand::RngCore::fill_bytes(&mut nostr::secp256k1::rand::rngs::OsRng, &mut nonce);
     let sealed = cipher
         .encrypt(chacha20poly1305::Nonce::from_slice(&nonce), Payload { msg: plain, aad: name.as_bytes() })
-        .map_err(|_| Error::Crypto(format!("sealing {name}")))?;
+        .map_err(|_| Error::crypto(format!("sealing {name}")))?;
     let mut out = Vec::with_capacity(SEAL_MAGIC.len() + nonce.len() + sealed.len());
     out.extend_from_slice(SEAL_MAGIC);
     out.extend_from_slice(&nonce);
@@ -197,7 +197,7 @@ pub(crate) fn unseal(key: &IndexKey, name: &str, sealed: &[u8]) -> Option<Vec<u8
 
 #[cfg(not(feature = "encryption"))]
 pub(crate) fn seal(_key: &IndexKey, _name: &str, _plain: &[u8]) -> Result<Vec<u8>> {
-    Err(Error::Crypto("sealing the vector index needs the `encryption` feature".into()))
+    Err(Error::crypto("sealing the vector index needs the `encryption` feature"))
 }
 
 #[cfg(not(feature = "encryption"))]

@@ -19,40 +19,66 @@ pub enum Error {
 
     /// A key could not be loaded, decrypted or parsed. Never carries secret material.
     #[error("identity: {0}")]
-    Identity(String),
+    Identity(#[source] Cause),
 
     /// SQLite failed on the store at `path`.
     #[error("store {path}: {source}")]
     Database {
+        /// The database file.
         path: PathBuf,
+        /// What SQLite said.
         #[source]
         source: rusqlite::Error,
     },
 
     /// The store was written by a newer memstr; opening it could damage it.
     #[error("store {path} has schema version {found}; this memstr understands up to {supported}")]
-    SchemaTooNew { path: PathBuf, found: i64, supported: i64 },
+    SchemaTooNew {
+        /// The database file.
+        path: PathBuf,
+        /// Its schema version.
+        found: i64,
+        /// The newest this memstr understands.
+        supported: i64,
+    },
 
     /// The store belongs to another key.
     #[error("store {path} belongs to public key {store_pubkey}, not {given_pubkey}")]
-    WrongKey { path: PathBuf, store_pubkey: String, given_pubkey: String },
+    WrongKey {
+        /// The database file.
+        path: PathBuf,
+        /// The key the store belongs to (hex).
+        store_pubkey: String,
+        /// The key it was opened with (hex).
+        given_pubkey: String,
+    },
 
     /// Encryption at rest could not be used as asked (see [`EncryptionProblem`]). Never
     /// carries key material.
     #[error("store {path}: {problem}")]
-    Encryption { path: PathBuf, problem: EncryptionProblem },
+    Encryption {
+        /// The database file.
+        path: PathBuf,
+        /// What stood in the way.
+        problem: EncryptionProblem,
+    },
 
     /// An event was refused (bad signature, foreign author, bad payload, ...).
     #[error("event {event_id}: rejected: {reason}")]
-    Rejected { event_id: String, reason: RejectReason },
+    Rejected {
+        /// The event's id (hex).
+        event_id: String,
+        /// Why it was refused.
+        reason: RejectReason,
+    },
 
     /// The embedding model or ONNX Runtime could not be loaded or run.
     #[error("model: {0}")]
-    Model(String),
+    Model(#[source] Cause),
 
     /// A relay address was refused, or talking to relays failed.
     #[error("relay: {0}")]
-    Relay(String),
+    Relay(#[source] Cause),
 
     /// A reference (key, address or d tag) matched no memory.
     #[error(
@@ -62,16 +88,23 @@ pub enum Error {
 
     /// A bare key matched several memories (flat or persona, in several domains or facets).
     #[error("key {key:?} is ambiguous: it names {}; give one of these addresses", candidates.join(", "))]
-    Ambiguous { key: String, candidates: Vec<String> },
+    Ambiguous {
+        /// The key given.
+        key: String,
+        /// The addresses it names.
+        candidates: Vec<String>,
+    },
 
-    /// Encryption or signing failed.
+    /// Encryption or signing failed, or a stored event no longer parses.
     #[error("crypto: {0}")]
-    Crypto(String),
+    Crypto(#[source] Cause),
 
     /// A file could not be read or written.
     #[error("{path}: {source}")]
     Io {
+        /// The file.
         path: PathBuf,
+        /// What the system said.
         #[source]
         source: std::io::Error,
     },
@@ -83,7 +116,12 @@ pub enum Error {
     /// A relay broke one of the rules that bound a sync pass (see docs/sync.md); it is
     /// reported as misbehaving and backed off.
     #[error("relay {url} misbehaved: {rule}")]
-    RelayMisbehaved { url: String, rule: String },
+    RelayMisbehaved {
+        /// The relay's address.
+        url: String,
+        /// The rule it broke.
+        rule: String,
+    },
 
     /// The store was opened to evaluate at a fixed time (`StoreOptions::evaluate_at`,
     /// the CLI's `--now`): it signs nothing.
@@ -97,9 +135,66 @@ pub enum Error {
     )]
     ReadOnlyStore(PathBuf),
 
-    /// The blocking database task panicked or was cancelled.
+    /// An invariant of the store did not hold (a bug: please report it).
     #[error("background task failed: {0}")]
     Task(String),
+
+    /// A blocking task panicked or was cancelled. Its transaction rolled back; the store
+    /// stays usable.
+    #[error("background task failed: {0}")]
+    Panicked(#[from] tokio::task::JoinError),
+}
+
+/// What went wrong in a subsystem (the model, relays, a key, encryption), with the
+/// underlying error kept as the source. `Display` gives the context and the cause.
+pub struct Cause {
+    what: String,
+    source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+}
+
+impl Cause {
+    /// A cause with no underlying error.
+    pub fn new(what: impl Into<String>) -> Self {
+        Cause { what: what.into(), source: None }
+    }
+
+    /// `what` went wrong because of `source`.
+    pub fn from(what: impl Into<String>, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        Cause { what: what.into(), source: Some(Box::new(source)) }
+    }
+
+    /// `what` went wrong because of `source`, already boxed.
+    pub fn boxed(what: impl Into<String>, source: Box<dyn std::error::Error + Send + Sync + 'static>) -> Self {
+        Cause { what: what.into(), source: Some(source) }
+    }
+
+    /// The context, without the cause.
+    pub fn what(&self) -> &str {
+        &self.what
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.source {
+            // No context of its own: the cause says it all.
+            Some(s) if self.what.is_empty() => write!(f, "{s}"),
+            Some(s) => write!(f, "{}: {s}", self.what),
+            None => f.write_str(&self.what),
+        }
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.as_deref().map(|s| s as &(dyn std::error::Error + 'static))
+    }
 }
 
 impl fmt::Debug for Error {
@@ -118,13 +213,6 @@ impl fmt::Debug for Error {
     }
 }
 
-impl From<tokio::task::JoinError> for Error {
-    fn from(e: tokio::task::JoinError) -> Self {
-        // A panic in a store task: its transaction rolled back; the store stays usable.
-        Error::Task(e.to_string())
-    }
-}
-
 impl From<rusqlite::Error> for Error {
     fn from(source: rusqlite::Error) -> Self {
         // Paths are attached where the connection is known; this covers the rest.
@@ -132,7 +220,51 @@ impl From<rusqlite::Error> for Error {
     }
 }
 
+#[cfg(feature = "sync")]
+impl From<crate::sync::TransportError> for Error {
+    fn from(e: crate::sync::TransportError) -> Self {
+        match e {
+            crate::sync::TransportError::Misbehaved { url, rule } => Error::RelayMisbehaved { url, rule },
+            e => Error::Relay(Cause::from("", e)),
+        }
+    }
+}
+
+#[cfg(feature = "sync")]
+impl From<crate::sync::RelayUrlError> for Error {
+    fn from(e: crate::sync::RelayUrlError) -> Self {
+        Error::Relay(Cause::from("", e))
+    }
+}
+
+#[cfg(feature = "sync")]
+impl From<negentropy::Error> for Error {
+    fn from(e: negentropy::Error) -> Self {
+        Error::Relay(Cause::from("negentropy", e))
+    }
+}
+
 impl Error {
+    /// The model or ONNX Runtime failed: `what`, with no underlying error.
+    pub(crate) fn model(what: impl Into<String>) -> Error {
+        Error::Model(Cause::new(what))
+    }
+
+    /// Talking to relays failed: `what`, with no underlying error.
+    pub(crate) fn relay(what: impl Into<String>) -> Error {
+        Error::Relay(Cause::new(what))
+    }
+
+    /// A key could not be used: `what`, with no underlying error.
+    pub(crate) fn identity(what: impl Into<String>) -> Error {
+        Error::Identity(Cause::new(what))
+    }
+
+    /// Encryption or signing failed: `what`, with no underlying error.
+    pub(crate) fn crypto(what: impl Into<String>) -> Error {
+        Error::Crypto(Cause::new(what))
+    }
+
     pub(crate) fn db(path: &std::path::Path) -> impl FnOnce(rusqlite::Error) -> Error + '_ {
         move |source| Error::Database { path: path.to_path_buf(), source }
     }
@@ -182,7 +314,12 @@ pub enum Rule {
     /// Must be a non-empty string.
     Empty,
     /// Longer than the maximum (counted in Unicode code points, as Python's `len`).
-    TooLong { max: usize, len: usize },
+    TooLong {
+        /// The maximum.
+        max: usize,
+        /// The length given.
+        len: usize,
+    },
     /// Contains `/`, `\` or NUL, which would break the d-tag path.
     ForbiddenChar(char),
     /// Contains `..`.
@@ -191,7 +328,14 @@ pub enum Rule {
     /// rewrite what a terminal shows (ANSI escapes, right-to-left overrides).
     ControlChar(char),
     /// A number outside its allowed range.
-    OutOfRange { min: f64, max: f64, value: f64 },
+    OutOfRange {
+        /// The least allowed.
+        min: f64,
+        /// The most allowed.
+        max: f64,
+        /// The value given.
+        value: f64,
+    },
     /// A number that must be strictly positive (and finite).
     NotPositive(f64),
     /// Not one of `active`, `fading`, `forgotten`, `dissolved`.
@@ -199,7 +343,12 @@ pub enum Rule {
     /// A timestamp that is not a finite, non-negative number of seconds.
     BadTimestamp(f64),
     /// The encoded payload exceeds what NIP-44 can encrypt (65535 bytes of UTF-8).
-    PayloadTooLarge { max: usize, len: usize },
+    PayloadTooLarge {
+        /// What NIP-44 encrypts at most.
+        max: usize,
+        /// The payload's length.
+        len: usize,
+    },
     /// A memory cannot be connected to, or contradict, itself.
     SelfReference,
     /// Not one of the policy's names (e.g. `archive`, `delete` for the dissolve policy).

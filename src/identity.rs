@@ -40,10 +40,10 @@ impl Identity {
     pub fn from_secret(secret: &str) -> Result<Self> {
         let secret = secret.trim();
         let sk = if secret.starts_with("nsec1") {
-            SecretKey::from_bech32(secret).map_err(|_| Error::Identity("invalid nsec".into()))?
+            SecretKey::from_bech32(secret).map_err(|_| Error::identity("invalid nsec"))?
         } else {
             SecretKey::from_hex(secret)
-                .map_err(|_| Error::Identity("invalid secret key: expected nsec1... or 64 hex digits".into()))?
+                .map_err(|_| Error::identity("invalid secret key: expected nsec1... or 64 hex digits"))?
         };
         Ok(Identity { keys: Keys::new(sk) })
     }
@@ -57,28 +57,28 @@ impl Identity {
                 let v = Zeroizing::new(v);
                 Identity::from_secret(&v)
                     .map(Some)
-                    .map_err(|e| Error::Identity(format!("{ENV_NSEC}: {}", strip_prefix(&e))))
+                    .map_err(|e| Error::identity(format!("{ENV_NSEC}: {}", strip_prefix(&e))))
             }
             Err(std::env::VarError::NotPresent) => Ok(None),
-            Err(std::env::VarError::NotUnicode(_)) => Err(Error::Identity(format!("{ENV_NSEC} is not UTF-8"))),
+            Err(std::env::VarError::NotUnicode(_)) => Err(Error::identity(format!("{ENV_NSEC} is not UTF-8"))),
         }
     }
 
     /// From a NIP-49 `ncryptsec1...` string and its password.
     pub fn from_ncryptsec(ncryptsec: &str, password: &str) -> Result<Self> {
-        let enc = EncryptedSecretKey::from_bech32(ncryptsec.trim())
-            .map_err(|_| Error::Identity("invalid ncryptsec".into()))?;
+        let enc =
+            EncryptedSecretKey::from_bech32(ncryptsec.trim()).map_err(|_| Error::identity("invalid ncryptsec"))?;
         let sk = enc
             .decrypt(password)
-            .map_err(|_| Error::Identity("cannot decrypt key: wrong password or corrupted ncryptsec".into()))?;
+            .map_err(|_| Error::identity("cannot decrypt key: wrong password or corrupted ncryptsec"))?;
         Ok(Identity { keys: Keys::new(sk) })
     }
 
     /// Encrypts the secret as NIP-49 with scrypt cost `log_n`.
     pub fn to_ncryptsec(&self, password: &str, log_n: u8) -> Result<String> {
         let enc = EncryptedSecretKey::new(self.keys.secret_key(), password, log_n, KeySecurity::Medium)
-            .map_err(|e| Error::Identity(format!("cannot encrypt key: {e}")))?;
-        enc.to_bech32().map_err(|e| Error::Identity(format!("cannot encode ncryptsec: {e}")))
+            .map_err(|e| Error::Identity(crate::Cause::from("cannot encrypt key", e)))?;
+        enc.to_bech32().map_err(|e| Error::Identity(crate::Cause::from("cannot encode ncryptsec", e)))
     }
 
     /// Reads a key file holding one `ncryptsec1...` line.
@@ -86,7 +86,7 @@ impl Identity {
         let text =
             Zeroizing::new(std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?);
         Identity::from_ncryptsec(&text, password)
-            .map_err(|e| Error::Identity(format!("{}: {}", path.display(), strip_prefix(&e))))
+            .map_err(|e| Error::identity(format!("{}: {}", path.display(), strip_prefix(&e))))
     }
 
     /// Writes the key, encrypted with `password`, to a new file (mode 0600 on Unix).
@@ -133,7 +133,7 @@ impl Identity {
 
 fn strip_prefix(e: &Error) -> String {
     match e {
-        Error::Identity(msg) => msg.clone(),
+        Error::Identity(cause) => cause.to_string(),
         other => other.to_string(),
     }
 }

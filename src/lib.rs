@@ -24,6 +24,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 /// The nostr crate memstr is built on (its `Event`, `Keys`, ... are memstr's).
 pub use nostr;
 
@@ -41,7 +43,7 @@ pub mod mcp;
 pub mod model;
 
 pub use codec::{names_plain_path, DTagMode, Embedding, Path as MemoryPath};
-pub use error::{EncryptionProblem, Error, RejectReason, Result, Rule, ValidationError};
+pub use error::{Cause, EncryptionProblem, Error, RejectReason, Result, Rule, ValidationError};
 pub use identity::Identity;
 pub use model::{IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory};
 pub mod search;

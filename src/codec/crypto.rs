@@ -18,16 +18,22 @@ use nostr::{PublicKey, SecretKey};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum DecryptError {
+    /// The payload is empty, starts with `#`, or has a version byte other than 2.
     #[error("unsupported encryption version (payload starts with '#' or an unknown version byte)")]
     UnknownVersion,
+    /// The payload's length in base64 characters is outside the NIP's bounds.
     #[error("payload length {0} is outside 132..=87472 base64 characters")]
     PayloadSize(usize),
+    /// The payload is not valid base64.
     #[error("payload is not valid base64")]
     Base64,
+    /// The decoded payload's length in bytes is outside the NIP's bounds.
     #[error("decoded payload length {0} is outside 99..=65603 bytes")]
     DataSize(usize),
+    /// The MAC or padding check failed; holds which.
     #[error("MAC, padding or length check failed: {0}")]
     Cipher(String),
+    /// The decrypted plaintext is not valid UTF-8.
     #[error("plaintext is not UTF-8")]
     Utf8,
 }
@@ -54,7 +60,7 @@ impl Cipher {
     /// for notes to self). Fails for an invalid public key.
     pub fn new(secret_key: &SecretKey, public_key: &PublicKey) -> Result<Self, crate::Error> {
         let ck = ConversationKey::derive(secret_key, public_key)
-            .map_err(|e| crate::Error::Crypto(format!("conversation key: {e}")))?;
+            .map_err(|e| crate::Error::Crypto(crate::Cause::from("conversation key", e)))?;
         Ok(Self::from_conversation_key(ck))
     }
 
@@ -85,7 +91,7 @@ impl Cipher {
     pub fn encrypt_with_rng<R: RngCore>(&self, rng: &mut R, plaintext: &[u8]) -> Result<String, crate::Error> {
         let len = plaintext.len();
         if !(1..=MAX_PLAINTEXT).contains(&len) {
-            return Err(crate::Error::Crypto(format!("NIP-44 encrypts 1 to {MAX_PLAINTEXT} bytes, not {len}")));
+            return Err(crate::Error::crypto(format!("NIP-44 encrypts 1 to {MAX_PLAINTEXT} bytes, not {len}")));
         }
         let mut nonce = [0u8; 32];
         rng.fill_bytes(&mut nonce);

@@ -112,17 +112,43 @@ impl RecordKind {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Path {
     /// `sense-memory/{key}`
-    Kv { key: String },
+    Kv {
+        /// The memory's key.
+        key: String,
+    },
     /// `sense-journal/{ts}`: `ts` as the writer formatted it, and its value.
-    Journal { text: String, ts: f64 },
+    Journal {
+        /// The timestamp as written in the d tag.
+        text: String,
+        /// Its value (float Unix seconds).
+        ts: f64,
+    },
     /// `sense-memory/persona/{domain}/{facet}/{key}`
-    Persona { domain: String, facet: String, key: String },
+    Persona {
+        /// The memory's domain.
+        domain: String,
+        /// The memory's facet.
+        facet: String,
+        /// The memory's key.
+        key: String,
+    },
     /// `sense-memory/embed/{key}`
-    Embed { key: String },
+    Embed {
+        /// Key of the embedded memory.
+        key: String,
+    },
     /// `sense-memory/introspection/{timestamp}`
-    Introspection { text: String, ts: f64 },
+    Introspection {
+        /// The timestamp as written in the d tag.
+        text: String,
+        /// Its value (float Unix seconds).
+        ts: f64,
+    },
     /// A kind-4 journal note, addressed by its event id (it has no d tag).
-    Kind4 { event_id: String },
+    Kind4 {
+        /// The note's event id (hex).
+        event_id: String,
+    },
 }
 
 /// Why a d tag is not a sense-memory path.

@@ -22,9 +22,21 @@ const MAX_TAGS: usize = 2_000;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decoded {
     /// A memory (or tombstone) at a path. `d_tag` is the tag as it appeared (plain or blinded).
-    Record { path: Path, d_tag: String, payload: Payload },
+    Record {
+        /// The record's logical address.
+        path: Path,
+        /// The d tag as it appeared on the event.
+        d_tag: String,
+        /// The decrypted content.
+        payload: Payload,
+    },
     /// A NIP-09 deletion request of ours: event ids, and d tags of our coordinates.
-    Deletion { ids: Vec<String>, d_tags: Vec<String> },
+    Deletion {
+        /// Hex ids of the events to delete (`e` tags).
+        ids: Vec<String>,
+        /// d tags of our replaceable events to delete, taken from `a` tags.
+        d_tags: Vec<String>,
+    },
 }
 
 /// Signs and checks events for one identity.
@@ -83,15 +95,15 @@ impl Codec {
             .tag(Tag::identifier(d))
             .custom_created_at(Timestamp::from(created_at))
             .sign_with_keys(&self.keys)
-            .map_err(|e| Error::Crypto(format!("signing: {e}")))
+            .map_err(|e| Error::Crypto(crate::Cause::from("signing", e)))
     }
 
     /// A NIP-42 authentication (kind 22242) answering `challenge` from the relay at `relay`.
     pub fn auth_event(&self, challenge: &str, relay: &str) -> Result<Event> {
-        let url = nostr::RelayUrl::parse(relay).map_err(|e| Error::Relay(format!("{relay}: {e}")))?;
+        let url = nostr::RelayUrl::parse(relay).map_err(|e| Error::Relay(crate::Cause::from(relay, e)))?;
         EventBuilder::auth(challenge, url)
             .sign_with_keys(&self.keys)
-            .map_err(|e| Error::Crypto(format!("signing: {e}")))
+            .map_err(|e| Error::Crypto(crate::Cause::from("signing", e)))
     }
 
     /// A tombstone replacing whatever is at `path`.
@@ -128,7 +140,7 @@ impl Codec {
             .tags(tags)
             .custom_created_at(Timestamp::from(created_at))
             .sign_with_keys(&self.keys)
-            .map_err(|e| Error::Crypto(format!("signing: {e}")))
+            .map_err(|e| Error::Crypto(crate::Cause::from("signing", e)))
     }
 
     /// Checks an untrusted event and decodes it. Every failure is a [`RejectReason`].
@@ -234,7 +246,7 @@ fn parse_object(json: &str) -> Result<serde_json::Map<String, Value>, RejectReas
 }
 
 fn raw_tag<const N: usize>(parts: [&str; N]) -> Result<Tag> {
-    Tag::parse(parts).map_err(|e| Error::Crypto(format!("tag: {e}")))
+    Tag::parse(parts).map_err(|e| Error::Crypto(crate::Cause::from("tag", e)))
 }
 
 fn is_hex64(s: &str) -> bool {

@@ -22,9 +22,13 @@ const TYPE_TOMBSTONE: &str = "memstr:tombstone";
 /// An embedding published for another device (`sense-memory/embed/{key}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Embedding {
+    /// Key of the memory the vector embeds.
     pub key: String,
+    /// The vector.
     pub embedding: Vec<f32>,
+    /// Name of the embedding model that produced it.
     pub model: String,
+    /// When it was computed (float Unix seconds).
     pub created_at: f64,
     /// Fingerprint of the text that was embedded (memstr's addition): a reader reuses the
     /// vector only for the same text.
@@ -38,6 +42,7 @@ pub struct Embedding {
 pub struct Tombstone {
     /// The plain path that was forgotten.
     pub path: String,
+    /// When it was forgotten (float Unix seconds).
     pub deleted_at: f64,
 }
 
@@ -48,11 +53,17 @@ pub struct Tombstone {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Payload {
+    /// A flat key-value memory (`"type": "sense-memory:kv"`).
     Kv(Memory),
+    /// A journal entry (`"type": "sense-memory:journal"`).
     Journal(JournalEntry),
+    /// A persona memory (`"type": "sense-memory:persona"`).
     Persona(PersonaMemory),
+    /// A published embedding (no `"type"` field).
     Embed(Embedding),
+    /// An introspection report (`"type": "sense-memory:introspection"`).
     Introspection(IntrospectionReport),
+    /// memstr's deletion marker (`"type": "memstr:tombstone"`).
     Tombstone(Tombstone),
 }
 

@@ -134,7 +134,7 @@ impl Engine {
             for id in &ids {
                 let json: Option<String> = stmt.query_row([id], |r| r.get(0)).optional()?;
                 if let Some(j) = json {
-                    out.push(Event::from_json(j).map_err(|e| Error::Crypto(format!("stored event: {e}")))?);
+                    out.push(Event::from_json(j).map_err(|e| Error::Crypto(crate::Cause::from("stored event", e)))?);
                 }
             }
             Ok(out)

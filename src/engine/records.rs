@@ -471,7 +471,7 @@ pub(crate) fn dirty_rows(tx: &Transaction) -> Result<Vec<(RecordKind, String, St
 pub(crate) fn all_events(conn: &Connection) -> Result<Vec<Event>> {
     let mut stmt = conn.prepare("SELECT json FROM events ORDER BY created_at, id")?;
     let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-    rows.map(|j| Event::from_json(j?).map_err(|e| Error::Crypto(format!("stored event: {e}")))).collect()
+    rows.map(|j| Event::from_json(j?).map_err(|e| Error::Crypto(crate::Cause::from("stored event", e)))).collect()
 }
 
 /// Ids of events waiting for relays, oldest first.

@@ -14,13 +14,13 @@ use ort::value::Tensor;
 use tokenizers::{PaddingParams, PaddingStrategy, Tokenizer, TruncationParams};
 
 use super::{default_model_dir, default_runtime, Embedder, DEFAULT_MODEL};
-use crate::error::{Error, Result};
+use crate::error::{Cause, Error, Result};
 
 /// Longest input in tokens; longer texts are truncated.
 const MAX_TOKENS: usize = 256;
 
 fn model_err(what: impl std::fmt::Display) -> Error {
-    Error::Model(what.to_string())
+    Error::model(what.to_string())
 }
 
 /// The process's ONNX Runtime environment and the library it came from. ort allows one
@@ -29,7 +29,7 @@ fn model_err(what: impl std::fmt::Display) -> Error {
 static ENVIRONMENT: Mutex<Option<(std::path::PathBuf, ort::environment::Environment)>> = Mutex::new(None);
 
 fn environment(runtime: &Path) -> Result<ort::environment::Environment> {
-    let mut slot = ENVIRONMENT.lock().map_err(|_| model_err("ONNX Runtime environment lock poisoned"))?;
+    let mut slot = ENVIRONMENT.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let path = std::fs::canonicalize(runtime).unwrap_or_else(|_| runtime.to_path_buf());
     if let Some((loaded, env)) = slot.as_ref() {
         if *loaded != path {
@@ -42,11 +42,11 @@ fn environment(runtime: &Path) -> Result<ort::environment::Environment> {
         return Ok(env.clone());
     }
     let env = ort::init_from(runtime)
-        .map_err(|e| model_err(format!("loading ONNX Runtime from {}: {e}", runtime.display())))?
+        .map_err(|e| Error::Model(Cause::from(format!("loading ONNX Runtime from {}", runtime.display()), e)))?
         .with_name("memstr")
         .with_telemetry(false)
         .build()
-        .map_err(|e| model_err(format!("ONNX Runtime: {e}")))?;
+        .map_err(|e| Error::Model(Cause::from("ONNX Runtime", e)))?;
     *slot = Some((path, env.clone()));
     Ok(env)
 }
@@ -97,13 +97,13 @@ impl OnnxEmbedder {
             .commit_from_file(&onnx)
             .map_err(|e| fail(&e))?;
         let mut tokenizer = Tokenizer::from_file(model_dir.join("tokenizer.json"))
-            .map_err(|e| model_err(format!("loading tokenizer.json: {e}")))?;
+            .map_err(|e| Error::Model(Cause::boxed("loading tokenizer.json", e)))?;
         // The file pads every text to 128 tokens: five times slower than padding a batch
         // to its longest text.
         tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
         tokenizer
             .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
-            .map_err(|e| model_err(format!("tokenizer truncation: {e}")))?;
+            .map_err(|e| Error::Model(Cause::boxed("tokenizer truncation", e)))?;
         let token_type_ids = session.inputs().iter().any(|i| i.name() == "token_type_ids");
         let output = session
             .outputs()
@@ -139,8 +139,10 @@ impl Embedder for OnnxEmbedder {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let enc =
-            self.tokenizer.encode_batch(texts.to_vec(), true).map_err(|e| model_err(format!("tokenizing: {e}")))?;
+        let enc = self
+            .tokenizer
+            .encode_batch(texts.to_vec(), true)
+            .map_err(|e| Error::Model(Cause::boxed("tokenizing", e)))?;
         let (b, t) = (enc.len(), enc[0].get_ids().len());
         let mut ids = Array2::<i64>::zeros((b, t));
         let mut mask = Array2::<i64>::zeros((b, t));
@@ -150,16 +152,16 @@ impl Embedder for OnnxEmbedder {
                 mask[[i, j]] = m as i64;
             }
         }
-        let tensor = |a: Array2<i64>| Tensor::from_array(a).map_err(|e| model_err(format!("input tensor: {e}")));
+        let tensor = |a: Array2<i64>| Tensor::from_array(a).map_err(|e| Error::Model(Cause::from("input tensor", e)));
         let mut inputs = ort::inputs!["input_ids" => tensor(ids)?, "attention_mask" => tensor(mask.clone())?];
         if self.token_type_ids {
             inputs.push(("token_type_ids".into(), tensor(Array2::<i64>::zeros((b, t)))?.into()));
         }
-        let mut session = self.session.lock().map_err(|_| model_err("embedding session poisoned"))?;
-        let out = session.run(inputs).map_err(|e| model_err(format!("running the model: {e}")))?;
+        let mut session = self.session.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let out = session.run(inputs).map_err(|e| Error::Model(Cause::from("running the model", e)))?;
         let (shape, data) = out[self.output.as_str()]
             .try_extract_tensor::<f32>()
-            .map_err(|e| model_err(format!("model output: {e}")))?;
+            .map_err(|e| Error::Model(Cause::from("model output", e)))?;
         let h = shape[2] as usize;
         let mut vectors = Vec::with_capacity(b);
         for i in 0..b {

@@ -121,14 +121,17 @@ impl Hnsw {
         }
     }
 
+    /// Number of nodes.
     pub fn len(&self) -> usize {
         self.ids.len()
     }
 
+    /// Whether the graph has no nodes.
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
 
+    /// Components per vector.
     pub fn dims(&self) -> usize {
         self.dims
     }

@@ -252,7 +252,7 @@ async fn embed_batches(
         // A model that answers fewer vectors, or vectors of another length, is an
         // error before anything is stored.
         if let Some((v, _)) = vectors.iter().find(|(v, _)| v.len() != dims) {
-            return Err(Error::Model(format!(
+            return Err(Error::model(format!(
                 "embedder {model} returned a vector of {} dimensions, expected {dims}",
                 v.len()
             )));
@@ -287,7 +287,7 @@ async fn embed_batches(
                 // cancelled between the two would otherwise leave vectors in SQLite that
                 // the index lacks until the next open.
                 {
-                    let mut index = state.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+                    let mut index = state.index()?.write().unwrap_or_else(std::sync::PoisonError::into_inner);
                     let mut inserted = 0;
                     for (vid, rid, v) in &stored {
                         if !index.contains_vid(*vid) {
@@ -401,7 +401,7 @@ impl Drop for BackgroundEmbedding {
 pub(crate) async fn blank(state: Arc<VectorState>, rid: i64) -> Result<()> {
     let blanked = crate::engine::blocking(move || -> Result<bool> {
         let index = state.index()?;
-        let blanked = index.write().map_err(|_| Error::Task("vector index poisoned".into()))?.blank(rid);
+        let blanked = index.write().unwrap_or_else(std::sync::PoisonError::into_inner).blank(rid);
         if blanked > 0 {
             state.save()?;
         }

@@ -74,7 +74,7 @@ impl VectorState {
         if let Some(index) = self.index.get() {
             return Ok(index);
         }
-        let mut loader = self.loader.lock().map_err(|_| Error::Task("vector index loader poisoned".into()))?;
+        let mut loader = self.loader.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Some(index) = self.index.get() {
             return Ok(index);
         }
@@ -92,7 +92,7 @@ impl VectorState {
             tracing::debug!("vector index owned by another process: not saved");
             return Ok(());
         }
-        let mut index = self.index()?.write().map_err(|_| Error::Task("vector index poisoned".into()))?;
+        let mut index = self.index()?.write().unwrap_or_else(std::sync::PoisonError::into_inner);
         index.blank_unreferenced();
         index.save_with(&self.dir, self.seal.as_ref())?;
         self.unsaved.store(0, std::sync::atomic::Ordering::SeqCst);

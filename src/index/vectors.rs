@@ -79,8 +79,11 @@ pub struct VectorIndex {
 
 /// A point search found.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
 pub struct VectorHit {
+    /// The point's vid: its row in SQLite's `vectors` table.
     pub vid: i64,
+    /// The record the point belongs to.
     pub rid: i64,
     /// Cosine with the query, from the int8 points.
     pub cosine: f32,
@@ -93,7 +96,7 @@ impl std::fmt::Debug for VectorIndex {
 }
 
 fn io_err(what: impl std::fmt::Display) -> Error {
-    Error::Model(format!("vector index: {what}"))
+    Error::model(format!("vector index: {what}"))
 }
 
 impl VectorIndex {
@@ -111,10 +114,12 @@ impl VectorIndex {
         }
     }
 
+    /// Name of the embedding model whose vectors the index holds.
     pub fn model(&self) -> &str {
         &self.model
     }
 
+    /// Dimensions of each vector.
     pub fn dims(&self) -> usize {
         self.hnsw.dims()
     }

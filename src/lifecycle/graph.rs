@@ -390,6 +390,7 @@ pub struct StoredEdge {
 
 /// One edge seen from a node, as [`KnowledgeGraph::neighbours`] lists them.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Neighbour {
     /// A memory's path, or a routing node's `theme:{name}` / `intent:{name}`.
     pub id: String,

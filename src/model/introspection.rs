@@ -7,10 +7,15 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct IntrospectionReport {
+    /// Persona memories reviewed.
     pub total_memories: u64,
+    /// How many of them are active.
     pub active: u64,
+    /// How many are fading.
     pub fading: u64,
+    /// How many are forgotten.
     pub forgotten: u64,
+    /// How many are dissolved.
     pub dissolved: u64,
     /// Pairs of keys that contradict each other.
     pub contradictions: Vec<(String, String)>,

@@ -5,7 +5,9 @@ use serde::{Deserialize, Serialize};
 /// A flat key-value memory (`sense-memory/{key}`). Writing a key again replaces it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Memory {
+    /// The key: the memory's address is `sense-memory/{key}`.
     pub key: String,
+    /// The remembered text.
     pub value: String,
     /// When it was written, in float Unix seconds (the payload's `ts`).
     pub created_at: f64,
@@ -19,6 +21,7 @@ pub struct Memory {
 /// An append-only journal entry (`sense-journal/{ts}`, or a kind-4 note to self).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct JournalEntry {
+    /// The entry's text.
     pub content: String,
     /// When it was written, in float Unix seconds.
     pub created_at: f64,

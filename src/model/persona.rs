@@ -84,15 +84,23 @@ impl FromStr for MemoryState {
 /// Field for field the `PersonaMemory` of sense-memory v2. Times are float Unix seconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PersonaMemory {
+    /// Top level of the taxonomy (e.g. `people`).
     pub domain: String,
+    /// Second level of the taxonomy, within the domain (e.g. `facts`).
     pub facet: String,
+    /// The memory's name, the last part of its address; other memories refer to it by this.
     pub key: String,
+    /// The remembered text.
     pub value: String,
     /// Base relevance (1.0 when written); decay multiplies it.
     pub relevance: f64,
+    /// Days for relevance to halve without access.
     pub halflife_days: f64,
+    /// When it was last read or written; decay counts from here.
     pub last_accessed: f64,
+    /// When it was last written or connected.
     pub last_reinforced: f64,
+    /// How many times it has been accessed.
     pub access_count: u64,
     /// Keys of related memories.
     pub connections: Vec<String>,
@@ -100,11 +108,15 @@ pub struct PersonaMemory {
     pub contradicts: Vec<String>,
     /// Key of the memory that replaces this one, if any.
     pub superseded_by: Option<String>,
+    /// Topic words, matched by search.
     pub themes: Vec<String>,
+    /// Where it came from (free text; empty when unknown).
     pub source: String,
+    /// Confidence in [0, 1].
     pub confidence: f64,
     /// The state as last stored (the live state is [`PersonaMemory::compute_state`]).
     pub state: MemoryState,
+    /// When it was first written.
     pub created_at: f64,
     /// memstr's merge bookkeeping (travels encrypted as `"memstr"`; the published client
     /// ignores it). Empty for memories written elsewhere.
@@ -164,9 +176,11 @@ pub struct LifeMeta {
 /// A value a keyed fact once had.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FactValue {
+    /// The value the fact had.
     pub value: String,
     /// When it was set, and when a newer value replaced it (float Unix seconds).
     pub from: f64,
+    /// When a newer value replaced it (float Unix seconds).
     pub until: f64,
 }
 
@@ -203,8 +217,11 @@ impl LifeMeta {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Removed {
+    /// Themes removed.
     pub themes: Vec<String>,
+    /// Connections removed (keys).
     pub connections: Vec<String>,
+    /// Contradiction links removed (keys).
     pub contradicts: Vec<String>,
 }
 

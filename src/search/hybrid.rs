@@ -14,8 +14,11 @@ use crate::model::{JournalEntry, Memory, MemoryState, PersonaMemory};
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Kind {
+    /// Flat key-value memories.
     Memory,
+    /// Journal entries.
     Journal,
+    /// Persona memories.
     Persona,
 }
 
@@ -32,12 +35,15 @@ impl Kind {
 /// A search request. Unset filters match everything.
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
+    /// What to search for, in plain words.
     pub text: String,
     /// Results wanted (default 10).
     pub limit: usize,
     /// Only these kinds (empty: all).
     pub kinds: Vec<Kind>,
+    /// Only persona memories in this domain (other kinds are then excluded).
     pub domain: Option<String>,
+    /// Only persona memories with this facet (other kinds are then excluded).
     pub facet: Option<String>,
     /// Only persona memories in these states (others are unaffected).
     pub states: Vec<MemoryState>,
@@ -64,10 +70,12 @@ impl SearchQuery {
     pub fn new(text: &str) -> Self {
         SearchQuery { text: text.to_string(), limit: 10, strengthen: true, revive: true, ..Default::default() }
     }
+    /// Sets the number of results wanted.
     pub fn limit(mut self, n: usize) -> Self {
         self.limit = n;
         self
     }
+    /// Restricts the search to these kinds.
     pub fn kinds(mut self, kinds: &[Kind]) -> Self {
         self.kinds = kinds.to_vec();
         self
@@ -110,7 +118,10 @@ pub struct Weights {
     pub matching: f64,
     /// Share of the lexical score in `matching`.
     pub lexical_share: f64,
+    /// Cosine similarity with the query, as a signal of its own (off by default: it is
+    /// part of `matching`).
     pub vector: f64,
+    /// BM25 score, as a signal of its own (off by default: it is part of `matching`).
     pub bm25: f64,
     /// Seed 003's key x3 / themes x2 / value x1 word matches.
     pub theme: f64,
@@ -120,6 +131,7 @@ pub struct Weights {
     pub recency: f64,
     /// ACT-R style: used often and lately.
     pub activation: f64,
+    /// Stated confidence (persona memories).
     pub confidence: f64,
     /// The best match among journal entries written within `episode_window` of this one:
     /// an entry of the same episode as a strong hit is likely relevant too (spreading
@@ -205,8 +217,11 @@ impl Default for Weights {
 #[serde(tag = "kind", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Found {
+    /// A flat key-value memory.
     Memory(Memory),
+    /// A journal entry.
     Journal(JournalEntry),
+    /// A persona memory.
     Persona(PersonaMemory),
 }
 
@@ -232,20 +247,25 @@ impl Found {
 
 /// One signal's part in a hit's score.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct Signal {
+    /// The signal's name (`"matching"`, `"recency"`, ...).
     pub name: &'static str,
     /// The signal's raw value for this hit.
     pub value: f64,
     /// 1-based rank among the candidates, when the signal ranked it.
     pub rank: Option<usize>,
+    /// What the signal added to the hit's score (negative when it lowered it).
     pub contribution: f64,
 }
 
 /// One result.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[non_exhaustive]
 pub struct SearchHit {
     /// The record's path (its plain d tag).
     pub path: String,
+    /// The record itself.
     pub found: Found,
     /// The fused score (higher is better). Rank-based: it orders the hits of one search and
     /// says nothing across searches.

@@ -30,7 +30,9 @@ pub const VALUE_WEIGHT: f64 = 1.0;
 
 /// One result of [`crate::MemoryStore::persona_search`].
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
 pub struct PersonaHit {
+    /// The memory found.
     pub memory: PersonaMemory,
     /// `match_score * relevance`: what results are ordered by.
     pub score: f64,

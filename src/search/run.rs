@@ -92,7 +92,7 @@ async fn ranked(
             #[cfg(feature = "vectors")]
             let index = match (&vectors, &query_vec) {
                 (Some(v), Some(qv)) => Some((
-                    v.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?,
+                    v.index()?.read().unwrap_or_else(std::sync::PoisonError::into_inner),
                     crate::index::vectors::quantize(qv),
                 )),
                 _ => None,
@@ -126,7 +126,7 @@ async fn vector_candidates(parts: &Parts, text: &str, pool: usize) -> Result<Opt
         let text = text.to_string();
         return crate::engine::blocking(move || {
             let q = state.embedder.embed_query(&text)?;
-            let index = state.index()?.read().map_err(|_| crate::Error::Task("vector index poisoned".into()))?;
+            let index = state.index()?.read().unwrap_or_else(std::sync::PoisonError::into_inner);
             // A few more than the pool, for hits of records deleted since the index loaded.
             let hits = index.search(&q, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
             Ok(Some((q, hits)))

@@ -1,5 +1,5 @@
-//! Writing and reading memories: the published client's calls (flat memories, the
-//! journal, persona memories) and the records derived from them.
+//! Writing, reading and searching memories: the published client's calls (flat memories,
+//! the journal, persona memories), the unified search, and the records derived from them.
 
 use super::MemoryStore;
 use crate::codec::{Embedding, Path, Payload};
@@ -10,7 +10,7 @@ use crate::model::{
     validate_journal_content, validate_key, validate_taxonomy, validate_timestamp, validate_value, IntrospectionReport,
     JournalEntry, Memory, MemoryState, PersonaInput, PersonaMemory, PersonaQuery,
 };
-use crate::search::{self, PersonaHit};
+use crate::search::{self, PersonaHit, SearchHit, SearchQuery};
 
 impl MemoryStore {
     /// Stores `value` under `key`, replacing any previous value. Returns the event id.
@@ -82,6 +82,22 @@ impl MemoryStore {
     /// [`MemoryStore::persona_recall`] without counting an access.
     pub async fn persona_peek(&self, query: PersonaQuery) -> Result<Vec<PersonaMemory>> {
         self.engine.read(move |conn, _| Ok(persona::query(conn, &query)?.into_iter().map(|(_, m)| m).collect())).await
+    }
+
+    /// Searches persona memories, flat memories and journal entries together (see
+    /// [`crate::search::hybrid`]). At most [`crate::SEARCH_EMBED_BUDGET`] records
+    /// waiting for a vector are embedded first (newest first); the others are found by
+    /// their words until [`MemoryStore::embed_pending`] reaches them. A search signs
+    /// nothing itself (accesses wait for their batch). Forgotten and dissolved persona
+    /// memories rank on their own (low) lifecycle values and come back marked `revived`;
+    /// archived records only on a strong cue (docs/lifecycle.md, section 0). A second pass
+    /// follows the names the best hits mention ([`crate::search::bridge`]).
+    ///
+    /// Retrieval strengthens memory (the testing effect): persona memories returned count
+    /// an access, recorded locally and signed in batches ([`MemoryStore::flush_accesses`]),
+    /// so searching never floods relays. `SearchQuery::strengthen = false` turns it off.
+    pub async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
+        crate::search::run::search(&self.parts(), &self.search, query).await
     }
 
     /// Persona memories by content, best first: the unified search ([`MemoryStore::search`])

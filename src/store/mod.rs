@@ -3,9 +3,9 @@
 //! (`crate::lifecycle`), the embedding pipeline (`crate::index`) or relay sync
 //! (`crate::sync`). Its state is four handles, one per subsystem.
 
+mod lifecycle;
 mod memories;
 mod options;
-mod review;
 mod transfer;
 
 use std::fmt;

@@ -12,8 +12,6 @@ use crate::engine::books::{Books, RelayInfo};
 use crate::engine::ingest::Source;
 use crate::engine::write::AccessFlush;
 use crate::engine::{records, ImportReport, StoreStats};
-#[cfg(feature = "sync")]
-use crate::error::Error;
 use crate::error::Result;
 #[cfg(feature = "sync")]
 use crate::sync::{RelayReport, RelayUrl, SyncOptions, Syncer};
@@ -77,7 +75,7 @@ impl MemoryStore {
     #[cfg(feature = "sync")]
     /// Adds a relay (persisted). `allow_insecure` admits `ws://` to non-loopback hosts.
     pub async fn add_relay(&self, url: &str, allow_insecure: bool) -> Result<RelayUrl> {
-        let url = RelayUrl::parse(url, allow_insecure).map_err(|e| Error::Relay(e.to_string()))?;
+        let url = RelayUrl::parse(url, allow_insecure)?;
         self.engine.add_relay(url.to_string()).await?;
         Ok(url)
     }
@@ -85,7 +83,7 @@ impl MemoryStore {
     #[cfg(feature = "sync")]
     /// Removes a relay; returns whether it was configured.
     pub async fn remove_relay(&self, url: &str) -> Result<bool> {
-        let url = RelayUrl::parse(url, true).map_err(|e| Error::Relay(e.to_string()))?;
+        let url = RelayUrl::parse(url, true)?;
         self.engine.remove_relay(url.to_string()).await
     }
 

@@ -25,15 +25,6 @@ const NEG_PROBE: Duration = Duration::from_millis(1500);
 /// Ids per `REQ` when fetching what NIP-77 found missing.
 const IDS_PER_REQ: usize = 500;
 
-impl From<TransportError> for Error {
-    fn from(e: TransportError) -> Self {
-        match e {
-            TransportError::Misbehaved { url, rule } => Error::RelayMisbehaved { url, rule },
-            e => Error::Relay(e.to_string()),
-        }
-    }
-}
-
 /// Rejections no honest relay causes for memstr's filters: it asked for its own events
 /// of its kinds in a window, so these mean forgery, junk, or a relay ignoring the filter.
 const VIOLATIONS: [RejectReason; 6] = [
@@ -162,7 +153,7 @@ impl<S: SyncStorage> super::Syncer<S> {
             if progress == 0 {
                 Err(Error::RelayMisbehaved { url: url.to_string(), rule: format!("the pass got nowhere in {secs} s") })
             } else {
-                Err(Error::Relay(format!("{url}: the pass did not finish within {secs} s; it goes on next time")))
+                Err(Error::relay(format!("{url}: the pass did not finish within {secs} s; it goes on next time")))
             }
         });
         let clean = outcome.is_ok() && report.misbehaved.is_none();
@@ -382,7 +373,7 @@ impl<S: SyncStorage> super::Syncer<S> {
 
     async fn neg_initial(&self, items: &[(u64, String)]) -> Result<String> {
         let mut neg = negotiator(items)?;
-        Ok(hex::encode(neg.initiate().map_err(|e| Error::Relay(format!("negentropy: {e}")))?))
+        Ok(hex::encode(neg.initiate()?))
     }
 
     /// NIP-77: learn which ids each side lacks, fetch what we lack, and mark what the
@@ -397,7 +388,7 @@ impl<S: SyncStorage> super::Syncer<S> {
         ] {
             let items = self.event_items(kinds).await?;
             let mut neg = negotiator(&items)?;
-            let initial = hex::encode(neg.initiate().map_err(|e| Error::Relay(format!("negentropy: {e}")))?);
+            let initial = hex::encode(neg.initiate()?);
             let mut session = conn.neg_open(filter, initial)?;
             let (mut have, mut need) = (Vec::new(), Vec::new());
             let mut rounds = 0;
@@ -481,13 +472,13 @@ fn set_bounds(f: &mut Value, since: Option<i64>, until: Option<i64>, limit: Opti
 }
 
 fn negotiator(items: &[(u64, String)]) -> Result<Negentropy<'static, NegentropyStorageVector>> {
-    let err = |e: negentropy::Error| Error::Relay(format!("negentropy: {e}"));
+    let err = Error::from;
     let mut storage = NegentropyStorageVector::with_capacity(items.len());
     for (ts, id) in items {
         let bytes: [u8; 32] = hex::decode(id)
             .ok()
             .and_then(|b| b.try_into().ok())
-            .ok_or_else(|| Error::Relay(format!("negentropy: bad stored id {id}")))?;
+            .ok_or_else(|| Error::relay(format!("negentropy: bad stored id {id}")))?;
         storage.insert(*ts, Id::from_byte_array(bytes)).map_err(err)?;
     }
     storage.seal().map_err(err)?;

@@ -40,21 +40,49 @@ pub type AuthSigner = Arc<dyn Fn(&str) -> Option<Value> + Send + Sync>;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum TransportError {
+    /// The websocket connection could not be opened.
     #[error("{url}: cannot connect: {reason}")]
-    Connect { url: String, reason: String },
+    Connect {
+        /// The relay's address.
+        url: String,
+        /// The underlying error, as text.
+        reason: String,
+    },
+    /// The relay did not answer in time.
     #[error("{url}: no answer within {secs} s")]
-    Timeout { url: String, secs: u64 },
+    Timeout {
+        /// The relay's address.
+        url: String,
+        /// The timeout that ran out, in seconds.
+        secs: u64,
+    },
+    /// The connection ended.
     #[error("{url}: connection closed")]
-    Closed { url: String },
+    Closed {
+        /// The relay's address.
+        url: String,
+    },
+    /// The relay ended a subscription (`CLOSED` or `NEG-ERR`).
     #[error("{url}: subscription closed by relay: {reason}")]
-    SubscriptionClosed { url: String, reason: String },
+    SubscriptionClosed {
+        /// The relay's address.
+        url: String,
+        /// The message the relay gave.
+        reason: String,
+    },
     /// The relay broke a bound (a page over its caps, a subscription it flooded).
     #[error("{url}: {rule}")]
-    Misbehaved { url: String, rule: String },
+    Misbehaved {
+        /// The relay's address.
+        url: String,
+        /// The bound it broke, as text.
+        rule: String,
+    },
 }
 
 /// A message for one subscription.
 #[derive(Debug)]
+#[non_exhaustive]
 pub enum SubMsg {
     /// An event object as the relay sent it (unverified), and the size of its message.
     Event(Value, usize),
@@ -63,13 +91,21 @@ pub enum SubMsg {
     /// The relay closed the subscription.
     Closed(String),
     /// A NIP-77 message (`NEG-MSG` or `NEG-ERR`) for this id.
-    Neg { kind: String, payload: String },
+    Neg {
+        /// The message type: `NEG-MSG` or `NEG-ERR`.
+        kind: String,
+        /// The message's third element: the hex-encoded negentropy message or the error reason.
+        payload: String,
+    },
 }
 
 /// A relay's verdict on a published event (`OK` message).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Ack {
+    /// Whether the relay accepted the event.
     pub accepted: bool,
+    /// The relay's explanation, possibly empty (e.g. `duplicate: ...`).
     pub message: String,
 }
 
@@ -82,7 +118,9 @@ impl Ack {
 /// The most a page of stored events may hold.
 #[derive(Debug, Clone, Copy)]
 pub struct PageCaps {
+    /// Most events in one page.
     pub events: usize,
+    /// Most bytes in one page, counted as the sizes of the relay's `EVENT` messages.
     pub bytes: usize,
 }
 

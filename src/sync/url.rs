@@ -9,8 +9,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RelayUrlError {
+    /// Not a `ws://` or `wss://` URL with a host; holds the input.
     #[error("{0:?} is not a websocket URL (expected wss://host[:port][/path])")]
     Malformed(String),
+    /// Unencrypted `ws://` to a non-loopback host without opt-in; holds the input.
     #[error("{0:?} is unencrypted ws:// to a non-loopback host; use wss://, or opt in to insecure relays")]
     Insecure(String),
 }

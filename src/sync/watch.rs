@@ -29,13 +29,13 @@ impl<S: SyncStorage> super::Syncer<S> {
     pub async fn watch<F: Future<Output = ()>>(&self, opts: SyncOptions, shutdown: F) -> Result<()> {
         let relays = self.relays().await?;
         if relays.is_empty() {
-            return Err(Error::Relay(
-                "no relays configured: add one with `MemoryStore::add_relay` (`memstr relay add wss://...`)".into(),
+            return Err(Error::relay(
+                "no relays configured: add one with `MemoryStore::add_relay` (`memstr relay add wss://...`)",
             ));
         }
         let mut tasks = Vec::new();
         for info in relays {
-            let url = RelayUrl::parse(&info.url, true).map_err(|e| Error::Relay(e.to_string()))?;
+            let url = RelayUrl::parse(&info.url, true)?;
             let store = self.clone();
             let opts = opts.clone();
             tasks.push(tokio::spawn(async move { store.watch_relay(url, opts).await }));
@@ -84,11 +84,11 @@ impl<S: SyncStorage> super::Syncer<S> {
         changes.borrow_and_update();
         // Live first, so nothing stored between the catch-up read and the REQ is missed.
         let mut live = conn.subscribe(vec![self.live_filter(false), self.live_filter(true)])?;
-        let info = self.relay_info(url).await?.ok_or_else(|| Error::Relay(format!("{url} was removed")))?;
+        let info = self.relay_info(url).await?.ok_or_else(|| Error::relay(format!("{url} was removed")))?;
         let mut report = RelayReport::default();
         tokio::time::timeout(opts.deadline, self.pass(&mut conn, &info, opts, &mut report))
             .await
-            .map_err(|_| Error::Relay(format!("{url}: catching up took over {} s", opts.deadline.as_secs())))??;
+            .map_err(|_| Error::relay(format!("{url}: catching up took over {} s", opts.deadline.as_secs())))??;
         if let Some(rule) = &report.misbehaved {
             self.relay_conduct(url, Some(rule)).await?;
         }
@@ -106,7 +106,7 @@ impl<S: SyncStorage> super::Syncer<S> {
                         for m in live.drain_ready(LIVE_BATCH - 1) {
                             match m {
                                 SubMsg::Event(e, _) => batch.push(ingest::parse_value(e)),
-                                SubMsg::Closed(reason) => return Err(Error::Relay(format!("{url} closed the live subscription: {reason}"))),
+                                SubMsg::Closed(reason) => return Err(Error::relay(format!("{url} closed the live subscription: {reason}"))),
                                 _ => {}
                             }
                         }
@@ -120,7 +120,7 @@ impl<S: SyncStorage> super::Syncer<S> {
                             });
                         }
                     }
-                    Some(SubMsg::Closed(reason)) => return Err(Error::Relay(format!("{url} closed the live subscription: {reason}"))),
+                    Some(SubMsg::Closed(reason)) => return Err(Error::relay(format!("{url} closed the live subscription: {reason}"))),
                     Some(_) => {}
                     None => return Ok(()),
                 },

@@ -1,5 +1,5 @@
-//! Search and the lifecycle through the facade: searching, gated writes, introspection,
-//! compression, consolidation, pins, keyed facts, the graph, and the ways out of memory.
+//! The lifecycle through the facade: gated writes, introspection, compression,
+//! consolidation, pins, keyed facts, the graph, and the ways out of memory.
 
 use super::MemoryStore;
 use crate::engine::refs::{self, address_of, Resolved};
@@ -9,25 +9,8 @@ use crate::lifecycle::{
     cycle, persona, review, ConsolidationReport, FactVersion, GraphNeighbour, Ingested, PruneReport,
 };
 use crate::model::{validate_taxonomy, validate_value, IntrospectionReport, PersonaInput};
-use crate::search::{SearchHit, SearchQuery};
 
 impl MemoryStore {
-    /// Searches persona memories, flat memories and journal entries together (see
-    /// [`crate::search::hybrid`]). At most [`crate::SEARCH_EMBED_BUDGET`] records
-    /// waiting for a vector are embedded first (newest first); the others are found by
-    /// their words until [`MemoryStore::embed_pending`] reaches them. A search signs
-    /// nothing itself (accesses wait for their batch). Forgotten and dissolved persona
-    /// memories rank on their own (low) lifecycle values and come back marked `revived`;
-    /// archived records only on a strong cue (docs/lifecycle.md, section 0). A second pass
-    /// follows the names the best hits mention ([`crate::search::bridge`]).
-    ///
-    /// Retrieval strengthens memory (the testing effect): persona memories returned count
-    /// an access, recorded locally and signed in batches ([`MemoryStore::flush_accesses`]),
-    /// so searching never floods relays. `SearchQuery::strengthen = false` turns it off.
-    pub async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
-        crate::search::run::search(&self.parts(), &self.search, query).await
-    }
-
     /// Stores a persona memory through the novelty gate: the new value is compared with
     /// the memories of the same domain and facet (cosine of embeddings when vectors are
     /// on, word overlap otherwise) and the gate decides ([`crate::lifecycle::gate`]):
