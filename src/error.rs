@@ -221,23 +221,6 @@ impl From<rusqlite::Error> for Error {
 }
 
 #[cfg(feature = "sync")]
-impl From<crate::sync::TransportError> for Error {
-    fn from(e: crate::sync::TransportError) -> Self {
-        match e {
-            crate::sync::TransportError::Misbehaved { url, rule } => Error::RelayMisbehaved { url, rule },
-            e => Error::Relay(Cause::from("", e)),
-        }
-    }
-}
-
-#[cfg(feature = "sync")]
-impl From<crate::sync::RelayUrlError> for Error {
-    fn from(e: crate::sync::RelayUrlError) -> Self {
-        Error::Relay(Cause::from("", e))
-    }
-}
-
-#[cfg(feature = "sync")]
 impl From<negentropy::Error> for Error {
     fn from(e: negentropy::Error) -> Self {
         Error::Relay(Cause::from("negentropy", e))

@@ -1,6 +1,6 @@
 //! The embedding queue and the `vectors` table: which records wait for a vector
 //! ([`VecState`], `records.needs_vec`), and the stored vectors themselves. The embedding
-//! pipeline (`crate::index::pipeline`) decides what to embed; these are its reads and writes.
+//! pipeline (`index::pipeline`) decides what to embed; these are its reads and writes.
 
 // Without the vector index only the states are used (a write queues its record).
 #![cfg_attr(not(feature = "vectors"), allow(dead_code))]

@@ -12,6 +12,7 @@
 //! text quoted as data with its address, time, state and source (`render.rs`), bad input a
 //! tool error that says what to do. Setup for clients: docs/agents.md.
 
+mod args;
 mod http;
 mod render;
 mod tools;

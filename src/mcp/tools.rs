@@ -10,10 +10,10 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
-use rmcp::{schemars, tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
-use serde::Deserialize;
+use rmcp::{tool, tool_handler, tool_router, ErrorData, RoleServer, ServerHandler};
 use serde_json::{json, Value};
 
+pub use super::args::*;
 use super::render::{self, fit, quoted, Item, DATA_NOTICE};
 use super::verbs;
 use crate::lifecycle::compress::CompressOptions;
@@ -167,129 +167,6 @@ async fn resolve(store: &MemoryStore, reference: &str) -> Result<Target, Error> 
         }
         _ => Err(missing()),
     }
-}
-
-// ---- Arguments. Doc comments are the schema's descriptions, read by the model. ----
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RememberArgs {
-    /// What to remember: one self-contained statement ("Alice prefers dark mode in every editor").
-    pub content: String,
-    /// A short name for it (letters, digits, dashes). Default: made from the first words of the content.
-    pub key: Option<String>,
-    /// Top-level area, e.g. people, projects, preferences, world. Default: notes.
-    pub domain: Option<String>,
-    /// Kind of memory within the domain, e.g. facts, decisions, beliefs, procedures. Default: general.
-    pub facet: Option<String>,
-    /// Topic words that help find it later.
-    pub themes: Option<Vec<String>>,
-    /// 0 to 1: how much it matters; important memories fade more slowly.
-    pub importance: Option<f64>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct KeyArgs {
-    /// The memory: its address as returned by other tools (domain/facet/key, kv/<key>, journal/<time>) or a bare key.
-    pub key: String,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct SearchArgs {
-    /// What to look for, in plain words or as a question.
-    pub query: String,
-    /// Most results (1 to 50, default 10).
-    pub limit: Option<u32>,
-    /// Only persona memories of this domain.
-    pub domain: Option<String>,
-    /// Only these kinds: persona (structured memories), memory (flat keys), journal.
-    pub kinds: Option<Vec<String>>,
-    /// Only records written at or after this time: ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (12h, 3d, 2w), or Unix seconds.
-    pub since: Option<String>,
-    /// Only records written before this time (same forms as since).
-    pub until: Option<String>,
-    /// Token budget of the result (default 2000, at most 8000).
-    pub max_tokens: Option<u32>,
-    /// Show how each signal (meaning, words, recency, ...) contributed to each score.
-    pub explain: Option<bool>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct JournalArgs {
-    /// What happened, in a sentence or a short paragraph.
-    pub content: String,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ContextArgs {
-    /// Token budget (default 500, at most 8000).
-    pub max_tokens: Option<u32>,
-    /// Only this domain.
-    pub domain: Option<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RecentArgs {
-    /// How many entries, newest first (1 to 100, default 10).
-    pub limit: Option<u32>,
-    /// Token budget of the result (default 2000, at most 8000).
-    pub max_tokens: Option<u32>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FactSetArgs {
-    /// Who or what the fact is about, e.g. alice, project-x.
-    pub subject: String,
-    /// Which property, e.g. employer, city, version.
-    pub attribute: String,
-    /// The current value; the previous one moves to the history.
-    pub value: String,
-    /// Domain the fact lives in. Default: notes.
-    pub domain: Option<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct FactArgs {
-    /// Who or what the fact is about.
-    pub subject: String,
-    /// Which property.
-    pub attribute: String,
-    /// Domain the fact lives in. Default: notes.
-    pub domain: Option<String>,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ConnectArgs {
-    /// One persona memory (key or domain/facet/key).
-    pub a: String,
-    /// The other.
-    pub b: String,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct ContradictArgs {
-    /// The memory that is no longer true (key or domain/facet/key).
-    pub old: String,
-    /// The memory that replaces it.
-    pub new: String,
-}
-
-#[derive(Debug, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct PinArgs {
-    /// The persona memory (key or domain/facet/key).
-    pub key: String,
-    /// true to pin (default), false to unpin.
-    pub pinned: Option<bool>,
 }
 
 fn decision_json(d: &GateDecision) -> (&'static str, Value) {

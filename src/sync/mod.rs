@@ -162,3 +162,20 @@ pub struct RelayReport {
     /// The rule the relay broke in this pass, if it broke one (it is then backed off).
     pub misbehaved: Option<String>,
 }
+
+// Conversions from sync's own errors live here rather than in `error.rs`, which stays at the
+// bottom of the layers (it imports no subsystem).
+impl From<TransportError> for crate::Error {
+    fn from(e: TransportError) -> Self {
+        match e {
+            TransportError::Misbehaved { url, rule } => crate::Error::RelayMisbehaved { url, rule },
+            e => crate::Error::Relay(crate::Cause::from("", e)),
+        }
+    }
+}
+
+impl From<RelayUrlError> for crate::Error {
+    fn from(e: RelayUrlError) -> Self {
+        crate::Error::Relay(crate::Cause::from("", e))
+    }
+}

