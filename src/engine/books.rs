@@ -367,6 +367,9 @@ pub(crate) trait SyncStorage: Clone + Send + Sync + 'static {
 pub(crate) struct Books {
     pub engine: Arc<Engine>,
     pub flush: AccessFlush,
+    /// Called after a transaction that changed memories (pulled events, signed accesses):
+    /// the facade counts it toward automatic consolidation, as any write.
+    pub on_change: Arc<dyn Fn() + Send + Sync>,
 }
 
 impl SyncStorage for Books {
@@ -383,7 +386,11 @@ impl SyncStorage for Books {
         self.engine.data_version().await
     }
     async fn flush_accesses_if_due(&self) -> Result<usize> {
-        self.engine.flush_accesses_if_due(self.flush).await
+        let n = self.engine.flush_accesses_if_due(self.flush).await?;
+        if n > 0 {
+            (self.on_change)();
+        }
+        Ok(n)
     }
     async fn relays(&self) -> Result<Vec<RelayInfo>> {
         self.engine.relays().await
@@ -425,6 +432,10 @@ impl SyncStorage for Books {
         self.engine.set_negentropy(relay, supported).await
     }
     async fn admit(&self, source: Source, events: Vec<Incoming>) -> Result<Admitted> {
-        self.engine.admit_all(source, events).await
+        let admitted = self.engine.admit_all(source, events).await?;
+        if admitted.report.applied + admitted.report.merged > 0 {
+            (self.on_change)();
+        }
+        Ok(admitted)
     }
 }

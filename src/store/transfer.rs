@@ -13,6 +13,7 @@ use crate::engine::ingest::Source;
 use crate::engine::write::AccessFlush;
 use crate::engine::{records, ImportReport, StoreStats};
 use crate::error::Result;
+use crate::lifecycle::cycle;
 #[cfg(feature = "sync")]
 use crate::sync::{RelayReport, RelayUrl, SyncOptions, Syncer};
 
@@ -21,14 +22,23 @@ impl MemoryStore {
     /// as untrusted input; refusals are counted, never fatal; events dated more than
     /// [`FUTURE_SLACK`] ahead wait in the quarantine. Applied events are queued for relays.
     pub async fn import_events(&self, events: Vec<Event>) -> Result<ImportReport> {
-        Ok(self.engine.admit_all(Source::Import, events.into_iter().map(Some).collect()).await?.report)
+        self.import(events.into_iter().map(Some).collect()).await
     }
 
     /// [`MemoryStore::import_events`] from JSON Lines of NIP-01 events. A line that is not
     /// an event is counted as `malformed_event`; blank lines are skipped.
     pub async fn import_json_lines(&self, text: &str) -> Result<ImportReport> {
         let events = text.lines().map(str::trim).filter(|l| !l.is_empty()).map(|l| Event::from_json(l).ok()).collect();
-        Ok(self.engine.admit_all(Source::Import, events).await?.report)
+        self.import(events).await
+    }
+
+    /// Events through the one door; what they changed counts toward consolidation.
+    async fn import(&self, events: Vec<crate::engine::ingest::Incoming>) -> Result<ImportReport> {
+        let report = self.engine.admit_all(Source::Import, events).await?.report;
+        if report.applied + report.merged > 0 {
+            cycle::note_write(&self.parts());
+        }
+        Ok(report)
     }
 
     /// Events waiting in the quarantine (dated too far ahead when they arrived).
@@ -48,13 +58,23 @@ impl MemoryStore {
     /// [`crate::LifecycleOptions::access_flush_count`] memories hold some. Returns how many
     /// memories were signed (0 when not due). Closing a store and every sync pass call it.
     pub async fn flush_accesses_if_due(&self) -> Result<usize> {
-        self.engine.flush_accesses_if_due(self.access_flush()).await
+        let n = self.engine.flush_accesses_if_due(self.access_flush()).await?;
+        self.signed(n)
     }
 
     /// Signs every unsigned access now, into new versions of those memories (one event per
     /// memory, however many reads). Returns how many were signed.
     pub async fn flush_accesses(&self) -> Result<usize> {
-        self.engine.flush_accesses().await
+        let n = self.engine.flush_accesses().await?;
+        self.signed(n)
+    }
+
+    /// Signed accesses are writes like any: they count toward consolidation.
+    fn signed(&self, n: usize) -> Result<usize> {
+        if n > 0 {
+            cycle::note_write(&self.parts());
+        }
+        Ok(n)
     }
 
     fn access_flush(&self) -> AccessFlush {
@@ -115,7 +135,9 @@ impl MemoryStore {
     #[cfg(feature = "sync")]
     /// Relay sync over this store's books.
     fn syncer(&self) -> Syncer<Books> {
-        Syncer(Books { engine: self.engine.clone(), flush: self.access_flush() })
+        let parts = self.parts();
+        let on_change = std::sync::Arc::new(move || cycle::note_write(&parts));
+        Syncer(Books { engine: self.engine.clone(), flush: self.access_flush(), on_change })
     }
 }
 
