@@ -67,28 +67,6 @@ pub fn theme_score(terms: &[String], m: &PersonaMemory) -> (f64, bool) {
     (score, direct)
 }
 
-/// Scores a candidate at `now`; `None` when it must not appear (seed 003: forgotten and
-/// dissolved memories never do, fading ones only when the key or a theme matches).
-pub fn score_persona(terms: &[String], m: PersonaMemory, now: f64) -> Option<PersonaHit> {
-    let (match_score, direct) = theme_score(terms, &m);
-    if match_score == 0.0 {
-        return None;
-    }
-    let relevance = m.current_relevance(now);
-    let state = MemoryState::from_relevance(relevance);
-    let visible = match state {
-        MemoryState::Active => true,
-        MemoryState::Fading => direct,
-        _ => false,
-    };
-    visible.then_some(PersonaHit { score: match_score * relevance, match_score, relevance, state, memory: m })
-}
-
-/// Orders hits best first; ties by address so the order is stable.
-pub fn rank(hits: &mut [PersonaHit]) {
-    hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.memory.address().cmp(&b.memory.address())));
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -117,20 +95,6 @@ mod tests {
         assert_eq!(theme_score(&terms, &mem("alice", "x", &["dark mode"])).0, 4.0);
         assert_eq!(theme_score(&terms, &mem("alice", "prefers dark mode", &[])).0, 2.0);
         assert_eq!(theme_score(&terms, &mem("dark-mode", "dark mode", &["mode"])).0, 3.0 * 2.0 + 2.0 + 2.0);
-    }
-
-    #[test]
-    fn state_gates_visibility() {
-        let terms = query_terms("tea");
-        let day = 86_400.0;
-        // About 0.2 relevance after 70 days: fading.
-        let by_value = mem("alice", "likes tea", &[]);
-        assert!(score_persona(&terms, by_value, 70.0 * day).is_none());
-        let by_theme = mem("alice", "likes tea", &["tea"]);
-        let hit = score_persona(&terms, by_theme, 70.0 * day).unwrap();
-        assert_eq!(hit.state, MemoryState::Fading);
-        // Forgotten after 150 days: hidden even on a key match.
-        assert!(score_persona(&terms, mem("tea", "x", &[]), 150.0 * day).is_none());
     }
 
     #[test]
