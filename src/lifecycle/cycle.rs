@@ -252,10 +252,10 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     // Promotion first, in its own transaction: the facts it creates take part in this
     // cycle's linking, so the next cycle finds nothing new to link.
     let (recurring, watermark) = recurrence_inputs(engine, &life).await?;
-    let l = life.clone();
-    let promoted = engine
-        .write(move |tx, engine| {
-            let promoted = promote(tx, engine, &l, &recurring, engine.now())?;
+    // The cycle's own writes count toward the next cycle, as any write.
+    let promoted = parts
+        .write(move |tx, engine, life| {
+            let promoted = promote(tx, engine, life, &recurring, engine.now())?;
             meta_set(tx, "consolidated_journal_rid", &watermark.to_string())?;
             Ok(promoted)
         })
@@ -264,11 +264,11 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_persona(engine, &parts.vectors).await?;
     let similar = similar_inputs(engine, &life, parts.vectors.is_some()).await?;
-    engine
-        .write(move |tx, engine| {
+    parts
+        .write(move |tx, engine, life| {
             let now = engine.now();
             let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
-            report.prune = prune(tx, engine, &life)?;
+            report.prune = prune(tx, engine, life)?;
             let before = stored_edges(tx)?;
             // Edges of memories that are gone go with them. Only the endpoints are looked up
             // (path is unique), not every record of the store.

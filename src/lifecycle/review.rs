@@ -116,7 +116,7 @@ pub(crate) async fn ingest(parts: &Parts, input: PersonaInput) -> Result<Ingeste
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_for_gate(&parts.engine, &parts.vectors, &input.domain, &input.facet).await?;
     let new_vec = embed_text(parts, &input.value).await?;
-    parts
+    let ingested = parts
         .write(move |tx, engine, life| {
             let address = format!("{}/{}/{}", input.domain, input.facet, input.key);
             let exists = !records::persona(tx, Some(&input.domain), Some(&input.facet), Some(&input.key))?.is_empty();
@@ -158,7 +158,13 @@ pub(crate) async fn ingest(parts: &Parts, input: PersonaInput) -> Result<Ingeste
             };
             Ok(Ingested { decision, address, event_id })
         })
-        .await
+        .await?;
+    if matches!(ingested.decision, GateDecision::Supersede { .. }) {
+        // A supersede writes two memories (the new one, the old one marked): two writes
+        // toward automatic consolidation, as when they were two transactions.
+        super::cycle::note_write(parts);
+    }
+    Ok(ingested)
 }
 
 /// The embedding of `text` with the store's model, when vectors are on.
