@@ -648,3 +648,29 @@ async fn persona_ingest_supersede_is_whole_or_nothing() {
     let old = store.persona_peek(PersonaQuery::exact("people", "facts", "alice-coffee")).await.unwrap();
     assert_eq!(old[0].superseded_by, None);
 }
+
+/// A recall reads: it never waits behind a write transaction (another process holding the
+/// write lock here), and the accesses it counts are written in one batch later, each one
+/// counted once.
+#[tokio::test]
+async fn persona_recall_is_a_read_that_never_waits_for_a_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("m.db");
+    let store = MemoryStore::open(&path, test_identity(), StoreOptions::default()).await.unwrap();
+    store.persona_remember(PersonaInput::new("people", "facts", "alice", "Alice likes tea")).await.unwrap();
+    let other = rusqlite::Connection::open(&path).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let started = std::time::Instant::now();
+    let first = store.persona_recall(PersonaQuery::exact("people", "facts", "alice")).await.unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(2), "waited {:?}", started.elapsed());
+    assert_eq!(first[0].access_count, 0, "as it stood before this recall");
+    let second = store.persona_recall(PersonaQuery::exact("people", "facts", "alice")).await.unwrap();
+    assert_eq!(second[0].access_count, 1, "as it stood: with the first recall's access");
+    other.execute_batch("COMMIT").unwrap();
+    let peeked = store.persona_peek(PersonaQuery::exact("people", "facts", "alice")).await.unwrap();
+    assert_eq!(peeked[0].access_count, 2, "both accesses written, once each");
+    store.close().await.unwrap();
+    let store = MemoryStore::open(&path, test_identity(), StoreOptions::default()).await.unwrap();
+    let again = store.persona_peek(PersonaQuery::exact("people", "facts", "alice")).await.unwrap();
+    assert_eq!(again[0].access_count, 2, "and they survive closing");
+}

@@ -65,11 +65,46 @@ impl Parts {
         F: FnOnce(&Transaction, &Engine, &Lifecycle) -> Result<T> + Send + 'static,
     {
         let life = self.life.clone();
-        let (out, changed) = self.engine.write_tracked(move |tx, engine| f(tx, engine, &life)).await?;
+        // Accesses recalls counted in memory go first, in the same transaction: the write
+        // sees every memory as its readers did.
+        let accesses = self.life.take_accesses();
+        let kept = (!accesses.is_empty()).then(|| accesses.clone());
+        let (out, changed) = match self
+            .engine
+            .write_tracked(move |tx, engine| {
+                persona::record_accesses(tx, engine, &life, &accesses)?;
+                f(tx, engine, &life)
+            })
+            .await
+        {
+            Ok(done) => done,
+            Err(e) => {
+                // Nothing was written: the accesses wait for the next transaction.
+                if let Some(kept) = kept {
+                    self.life.requeue_accesses(kept);
+                }
+                return Err(e);
+            }
+        };
         if changed {
             cycle::note_write(self);
         }
         Ok(out)
+    }
+
+    /// Writes the accesses recalls counted in memory, if any: before a read that looks at
+    /// access counts (peeks, searches, statistics, exports) and at close.
+    pub(crate) async fn record_accesses(&self) -> Result<()> {
+        if !self.life.accesses_waiting() {
+            return Ok(());
+        }
+        let (life, accesses) = (self.life.clone(), self.life.take_accesses());
+        let kept = accesses.clone();
+        let done = self.engine.write(move |tx, engine| persona::record_accesses(tx, engine, &life, &accesses)).await;
+        if done.is_err() {
+            self.life.requeue_accesses(kept);
+        }
+        done
     }
 }
 

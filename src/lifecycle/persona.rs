@@ -129,19 +129,20 @@ fn touch(tx: &Transaction, engine: &Engine, life: &Lifecycle, rid: i64, m: &Pers
     records::mark_accessed(tx, rid, &serde_json::to_string(&m)?)
 }
 
-/// The memories `q` names as they stood, each counted as accessed.
-pub(crate) fn recall(
+/// Records accesses `persona_recall` counted in memory (path, time), in order; a memory
+/// gone since is skipped.
+pub(crate) fn record_accesses(
     tx: &Transaction,
     engine: &Engine,
     life: &Lifecycle,
-    q: &PersonaQuery,
-) -> Result<Vec<PersonaMemory>> {
-    let now = engine.now();
-    let found = query(tx, q)?;
-    for (rid, m) in &found {
-        touch(tx, engine, life, *rid, m, now)?;
+    accesses: &[(String, f64)],
+) -> Result<()> {
+    for (path, at) in accesses {
+        if let Some((rid, RecordKind::Persona, json)) = records::live_row(tx, path)? {
+            touch(tx, engine, life, rid, &serde_json::from_str(&json)?, *at)?;
+        }
     }
-    Ok(found.into_iter().map(|(_, m)| m).collect())
+    Ok(())
 }
 
 /// Counts one access of each memory at `paths` (search hits): persona memories count it,

@@ -53,7 +53,14 @@ pub(crate) struct Lifecycle {
     /// Bumped when a cycle changed the learned edges (no event changes with them).
     edges_version: AtomicU64,
     pub(crate) cycle: CycleState,
+    /// Accesses `persona_recall` counted and no transaction has recorded yet: path and
+    /// time, in order. A recall is a read; these are written in one batch (see
+    /// [`Lifecycle::queue_access`]).
+    accesses: Mutex<Vec<(String, f64)>>,
 }
+
+/// Accesses held in memory at most before they are written.
+pub(crate) const ACCESS_BATCH: usize = 100;
 
 /// A lock that outlives a panic elsewhere: what it guards is a cache or a log, never left
 /// half written.
@@ -68,6 +75,7 @@ impl Lifecycle {
             options,
             graph: Mutex::new(None),
             edges_version: AtomicU64::new(0),
+            accesses: Mutex::new(Vec::new()),
             cycle: CycleState {
                 running: Arc::new(tokio::sync::Mutex::new(())),
                 writes: AtomicU64::new(0),
@@ -153,6 +161,41 @@ impl Lifecycle {
             .await?;
         *relock(&self.graph) = Some(CachedGraph { built_at: now_at, built: Instant::now(), graph: graph.clone() });
         Ok(graph)
+    }
+
+    /// Counts an access of the persona memory at `path` at `at`, in memory; returns how many
+    /// wait. They are written by the next write transaction, before any read that looks at
+    /// access counts, at `close`, or once [`ACCESS_BATCH`] wait.
+    pub(crate) fn queue_access(&self, path: String, at: f64) -> usize {
+        let mut queue = relock(&self.accesses);
+        queue.push((path, at));
+        queue.len()
+    }
+
+    /// The accesses waiting, taken (to be written).
+    pub(crate) fn take_accesses(&self) -> Vec<(String, f64)> {
+        std::mem::take(&mut *relock(&self.accesses))
+    }
+
+    /// Puts back accesses a failed transaction did not write, ahead of newer ones.
+    pub(crate) fn requeue_accesses(&self, mut taken: Vec<(String, f64)>) {
+        let mut queue = relock(&self.accesses);
+        taken.append(&mut queue);
+        *queue = taken;
+    }
+
+    /// Whether accesses wait.
+    pub(crate) fn accesses_waiting(&self) -> bool {
+        !relock(&self.accesses).is_empty()
+    }
+
+    /// `m` as it will be once the accesses waiting for it are written.
+    pub(crate) fn with_waiting_accesses(&self, device: &str, m: &mut PersonaMemory) {
+        let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d();
+        let waiting: Vec<f64> = relock(&self.accesses).iter().filter(|(p, _)| *p == path).map(|(_, at)| *at).collect();
+        for at in waiting {
+            self.record_access(device, m, at);
+        }
     }
 
     /// The learned edges changed (a cycle saved them): the cached graph is stale.

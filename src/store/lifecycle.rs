@@ -38,6 +38,7 @@ impl MemoryStore {
     /// connections (two shared themes, or embeddings at least `link_similarity` alike)
     /// and revisions. The report is stored as an introspection event and returned.
     pub async fn persona_introspect(&self) -> Result<IntrospectionReport> {
+        self.parts().record_accesses().await?;
         review::introspect_persona(&self.parts()).await
     }
 
@@ -51,6 +52,7 @@ impl MemoryStore {
 
     /// [`MemoryStore::persona_compress`] with every option, and what was left out.
     pub async fn persona_compress_with(&self, options: CompressOptions) -> Result<Compressed> {
+        self.parts().record_accesses().await?;
         review::compress(&self.engine, &self.life, options).await
     }
 
@@ -105,12 +107,14 @@ impl MemoryStore {
     pub async fn fact_history(&self, domain: &str, subject: &str, attribute: &str) -> Result<Vec<FactVersion>> {
         validate_taxonomy("domain", domain)?;
         let address = format!("{domain}/facts/{}", persona::fact_key(subject, attribute)?);
+        self.parts().record_accesses().await?;
         self.engine.read(move |conn, _| persona::fact_history(conn, &address)).await
     }
 
     /// A memory's neighbours in the knowledge graph, strongest first: by `key` or
     /// `domain/facet/key` for persona memories, or by path (`sense-memory/...`).
     pub async fn graph_neighbours(&self, reference: &str) -> Result<Vec<GraphNeighbour>> {
+        self.parts().record_accesses().await?;
         review::neighbours(&self.engine, &self.life, reference).await
     }
 

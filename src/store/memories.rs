@@ -5,6 +5,7 @@ use super::MemoryStore;
 use crate::codec::{Embedding, Path, Payload};
 use crate::engine::records;
 use crate::error::Result;
+use crate::lifecycle::runtime::ACCESS_BATCH;
 use crate::lifecycle::{persona, PersonaStats};
 use crate::model::{
     validate_journal_content, validate_key, validate_taxonomy, validate_timestamp, validate_value, IntrospectionReport,
@@ -74,13 +75,37 @@ impl MemoryStore {
 
     /// Persona memories matching `query`, as they stood before this call; the call
     /// counts as an access of each (`last_accessed`, `access_count`).
+    ///
+    /// A recall is a read: its accesses are counted in memory and written in one batch
+    /// (by the next write, before a read that looks at access counts, at `close`, or once
+    /// a hundred wait), so recalling never waits for a write transaction.
     pub async fn persona_recall(&self, query: PersonaQuery) -> Result<Vec<PersonaMemory>> {
-        let life = self.life.clone();
-        self.engine.write(move |tx, engine| persona::recall(tx, engine, &life, &query)).await
+        let mut found: Vec<PersonaMemory> = self
+            .engine
+            .read(move |conn, _| Ok(persona::query(conn, &query)?.into_iter().map(|(_, m)| m).collect()))
+            .await?;
+        for m in &mut found {
+            // As they stood: with the accesses earlier recalls counted.
+            self.life.with_waiting_accesses(self.engine.device(), m);
+        }
+        // Evaluating at another time is a peek: nothing counted.
+        if !self.engine.evaluate_only() {
+            let now = self.now();
+            let mut waiting = 0;
+            for m in &found {
+                let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
+                waiting = self.life.queue_access(path.to_d(), now);
+            }
+            if waiting >= ACCESS_BATCH {
+                self.parts().record_accesses().await?;
+            }
+        }
+        Ok(found)
     }
 
     /// [`MemoryStore::persona_recall`] without counting an access.
     pub async fn persona_peek(&self, query: PersonaQuery) -> Result<Vec<PersonaMemory>> {
+        self.parts().record_accesses().await?;
         self.engine.read(move |conn, _| Ok(persona::query(conn, &query)?.into_iter().map(|(_, m)| m).collect())).await
     }
 
@@ -97,6 +122,7 @@ impl MemoryStore {
     /// an access, recorded locally and signed in batches ([`MemoryStore::flush_accesses`]),
     /// so searching never floods relays. `SearchQuery::strengthen = false` turns it off.
     pub async fn search(&self, query: SearchQuery) -> Result<Vec<SearchHit>> {
+        self.parts().record_accesses().await?;
         crate::search::run::search(&self.parts(), &self.search, query).await
     }
 
@@ -158,6 +184,7 @@ impl MemoryStore {
 
     /// Totals, per live state, per domain and per facet.
     pub async fn persona_stats(&self) -> Result<PersonaStats> {
+        self.parts().record_accesses().await?;
         let life = self.life.clone();
         self.engine.read(move |conn, engine| persona::stats(conn, engine, &life)).await
     }

@@ -58,6 +58,7 @@ impl MemoryStore {
     /// [`crate::LifecycleOptions::access_flush_count`] memories hold some. Returns how many
     /// memories were signed (0 when not due). Closing a store and every sync pass call it.
     pub async fn flush_accesses_if_due(&self) -> Result<usize> {
+        self.parts().record_accesses().await?;
         let n = self.engine.flush_accesses_if_due(self.access_flush()).await?;
         self.signed(n)
     }
@@ -65,6 +66,7 @@ impl MemoryStore {
     /// Signs every unsigned access now, into new versions of those memories (one event per
     /// memory, however many reads). Returns how many were signed.
     pub async fn flush_accesses(&self) -> Result<usize> {
+        self.parts().record_accesses().await?;
         let n = self.engine.flush_accesses().await?;
         self.signed(n)
     }
@@ -84,6 +86,7 @@ impl MemoryStore {
 
     /// Counts of what the store holds.
     pub async fn stats(&self) -> Result<StoreStats> {
+        self.parts().record_accesses().await?;
         self.engine.read(records::stats).await
     }
 
@@ -119,6 +122,7 @@ impl MemoryStore {
     /// [`RelayInfo::last_error`]); a relay that broke a rule is also marked misbehaving
     /// and backed off. The others carry on.
     pub async fn sync(&self, opts: &SyncOptions) -> Result<Vec<RelayReport>> {
+        self.parts().record_accesses().await?;
         self.syncer().sync(opts).await
     }
 
