@@ -617,3 +617,23 @@ async fn a_kind_filter_with_the_model_still_reaches_the_limit() {
     assert_eq!(hits.len(), 10, "a filtered search returns the limit when that many match");
     assert!(hits.iter().all(|h| matches!(h.found, Found::Memory(_))));
 }
+
+#[tokio::test]
+async fn a_state_filter_restricts_the_pools_so_the_limit_is_reached() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open(dir.path(), None).await;
+    // 300 memories a year old (long decayed) outrank every fresh one for "coffee".
+    for i in 0..300 {
+        let old = PersonaInput::new("work", "facts", &format!("c{i}"), "coffee").at(T0 - 365.0 * DAY);
+        store.persona_remember(old).await.unwrap();
+    }
+    for i in 0..12 {
+        let value = format!("Friend number {i} orders a long oat-milk coffee whenever we meet downtown on Sundays");
+        store.persona_remember(PersonaInput::new("people", "facts", &format!("friend-{i}"), &value)).await.unwrap();
+    }
+    let mut q = SearchQuery::new("coffee");
+    q.states = vec![memstr::MemoryState::Active];
+    let hits = store.search(q).await.unwrap();
+    assert_eq!(hits.len(), 10, "a filtered search returns the limit when that many match");
+    assert!(hits.iter().all(|h| matches!(&h.found, Found::Persona(p) if p.domain == "people")));
+}

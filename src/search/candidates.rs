@@ -270,10 +270,22 @@ pub(crate) fn candidates(
     // Every matching row's BM25, in one pass: FTS5 scores every match anyway to sort
     // them, and a second MATCH for the episode rows below would compute the corpus
     // statistics again. Scores are kept aside; the pool is the best `w.pool`.
-    let lexical_all = match &fts_expr {
+    // A filter on persona states, computed by the decay policy at `now` and not stored,
+    // keeps out the persona memories in other states before the pools, as SQL keeps out
+    // what the other filters do (flat memories and journal entries have no state).
+    let other_states: std::collections::HashSet<i64> = match q.states.is_empty() {
+        true => Default::default(),
+        false => records::all_persona(conn)?
+            .into_iter()
+            .filter(|(_, m)| !q.states.contains(&live(m).1))
+            .map(|(rid, _)| rid)
+            .collect(),
+    };
+    let mut lexical_all = match &fts_expr {
         Some(expr) => fts::bm25(conn, expr, &filter)?,
         None => std::collections::HashMap::new(),
     };
+    lexical_all.retain(|rid, _| !other_states.contains(rid));
     let mut ranked: Vec<(i64, f64)> = lexical_all.iter().map(|(r, s)| (*r, *s)).collect();
     if ranked.len() > w.pool && w.pool > 0 {
         ranked.select_nth_unstable_by(w.pool - 1, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
@@ -286,14 +298,17 @@ pub(crate) fn candidates(
     let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&Kind::Journal);
     // A filtered search compares the query with every record the filter admits, when they
     // are few enough, where the shared index could return none of them.
-    let admitted = match has_query_vec && !filter.is_open() {
+    let admitted = match has_query_vec && (!filter.is_open() || !q.states.is_empty()) {
         true => fts::admitted(conn, &filter, SCAN_CAP)?,
         false => None,
     };
     let scanned = admitted.is_some();
     if let Some(rids) = admitted {
-        let mut all: Vec<(i64, f64)> =
-            rids.into_iter().filter_map(|rid| (ctx.cosine_of)(rid).map(|c| (rid, c))).collect();
+        let mut all: Vec<(i64, f64)> = rids
+            .into_iter()
+            .filter(|rid| !other_states.contains(rid))
+            .filter_map(|rid| (ctx.cosine_of)(rid).map(|c| (rid, c)))
+            .collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         cosine.extend(all.into_iter().take(w.pool));
     }
@@ -302,7 +317,13 @@ pub(crate) fn candidates(
         // Records deleted since the index was loaded still have points: only rows that
         // load count, and the pool's worth of them are kept.
         load_rows(conn, nearest.iter().map(|(rid, _)| *rid), &mut rows)?;
-        cosine.extend(nearest.iter().filter(|(rid, _)| rows.contains_key(rid)).take(w.pool).copied());
+        cosine.extend(
+            nearest
+                .iter()
+                .filter(|(rid, _)| rows.contains_key(rid) && !other_states.contains(rid))
+                .take(w.pool)
+                .copied(),
+        );
         rows.retain(|rid, _| cosine.contains_key(rid));
     }
     load_rows(conn, bm25.keys().chain(cosine.keys()).copied(), &mut rows)?;
