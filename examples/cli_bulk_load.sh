@@ -23,6 +23,9 @@ now() { date +%s.%N; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 events() { "$BIN" stats --json | awk -F': ' '/"events"/ { gsub(/[ ,]/, "", $2); print $2 }'; }
 
+# Only `memstr init` creates a store; the key stays in MEMSTR_NSEC.
+"$BIN" init --from-env --no-key-file >/dev/null
+
 t0=$(now)
 for ((i = 0; i < N; i++)); do
   t=${topics[i % ${#topics[@]}]}
