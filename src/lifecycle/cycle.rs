@@ -415,9 +415,16 @@ async fn recurrence_inputs(engine: &Arc<Engine>, life: &Arc<Lifecycle>) -> Resul
 
 /// Counts a write toward the next automatic cycle, and starts one when due.
 pub(crate) fn note_write(parts: &Parts) {
+    note_writes(parts, 1);
+}
+
+/// Counts `count` writes made in one transaction, at once: counted one by one, a cycle
+/// started by the first could read the counter before or after the second, and what it
+/// archives would differ from run to run.
+pub(crate) fn note_writes(parts: &Parts, count: u64) {
     let life = &parts.life;
     let every = life.options.consolidate_every;
-    let n = life.cycle.writes.fetch_add(1, Ordering::SeqCst) + 1;
+    let n = life.cycle.writes.fetch_add(count, Ordering::SeqCst) + count;
     life.cycle.last_write.store(life.cycle.opened.elapsed().as_millis() as u64, Ordering::SeqCst);
     if every > 0 && n >= every {
         spawn_consolidation(parts);

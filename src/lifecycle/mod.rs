@@ -64,12 +64,22 @@ impl Parts {
         T: Send + 'static,
         F: FnOnce(&Transaction, &Engine, &Lifecycle) -> Result<T> + Send + 'static,
     {
+        self.write_weighted(move |tx, engine, life| Ok((f(tx, engine, life)?, 1))).await
+    }
+
+    /// [`Parts::write`] for a transaction that counts as `n` writes toward consolidation
+    /// (`f` returns its value and `n`), counted at once.
+    pub(crate) async fn write_weighted<T, F>(&self, f: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction, &Engine, &Lifecycle) -> Result<(T, u64)> + Send + 'static,
+    {
         let life = self.life.clone();
         // Accesses recalls counted in memory go first, in the same transaction: the write
         // sees every memory as its readers did.
         let accesses = self.life.take_accesses();
         let kept = (!accesses.is_empty()).then(|| accesses.clone());
-        let (out, changed) = match self
+        let ((out, weight), changed) = match self
             .engine
             .write_tracked(move |tx, engine| {
                 persona::record_accesses(tx, engine, &life, &accesses)?;
@@ -87,7 +97,7 @@ impl Parts {
             }
         };
         if changed {
-            cycle::note_write(self);
+            cycle::note_writes(self, weight);
         }
         Ok(out)
     }

@@ -116,8 +116,8 @@ pub(crate) async fn ingest(parts: &Parts, input: PersonaInput) -> Result<Ingeste
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_for_gate(&parts.engine, &parts.vectors, &input.domain, &input.facet).await?;
     let new_vec = embed_text(parts, &input.value).await?;
-    let ingested = parts
-        .write(move |tx, engine, life| {
+    parts
+        .write_weighted(move |tx, engine, life| {
             let address = format!("{}/{}/{}", input.domain, input.facet, input.key);
             let exists = !records::persona(tx, Some(&input.domain), Some(&input.facet), Some(&input.key))?.is_empty();
             let (decision, best) = if exists {
@@ -156,15 +156,12 @@ pub(crate) async fn ingest(parts: &Parts, input: PersonaInput) -> Result<Ingeste
                 }
                 _ => (address, persona::remember(tx, engine, life, with_salience(input, best))?),
             };
-            Ok(Ingested { decision, address, event_id })
+            // A supersede writes two memories (the new one, the old one marked): two writes
+            // toward automatic consolidation, as when they were two transactions.
+            let weight = if matches!(decision, GateDecision::Supersede { .. }) { 2 } else { 1 };
+            Ok((Ingested { decision, address, event_id }, weight))
         })
-        .await?;
-    if matches!(ingested.decision, GateDecision::Supersede { .. }) {
-        // A supersede writes two memories (the new one, the old one marked): two writes
-        // toward automatic consolidation, as when they were two transactions.
-        super::cycle::note_write(parts);
-    }
-    Ok(ingested)
+        .await
 }
 
 /// The embedding of `text` with the store's model, when vectors are on.
