@@ -191,6 +191,12 @@ impl Engine {
         }
     }
 
+    /// A reader outside the pool, for a one-off scan whose pages should not stay cached.
+    #[cfg(feature = "vectors")]
+    pub(crate) fn private_reader(&self) -> Result<Connection> {
+        self.reader.open(&self.path)
+    }
+
     /// Runs `f` on a reader connection, on the calling thread (inside a blocking task).
     pub(crate) fn read_now<T>(&self, f: impl FnOnce(&Connection, &Engine) -> Result<T>) -> Result<T> {
         let lent = self.lend()?;

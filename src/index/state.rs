@@ -52,8 +52,12 @@ impl VectorState {
             .name("memstr-vectors".into())
             .spawn({
                 let (engine, dir, at_rest, lock) = (engine.clone(), dir.clone(), at_rest.clone(), lock.clone());
-                // A reader of its own for the whole load: writes and searches go on beside it.
-                move || engine.read_now(|conn, _| load_or_build(conn, &dir, &model, dims, at_rest.as_deref(), &lock))
+                // A connection of its own, closed after the load: it reads every vector once,
+                // and a pooled reader would keep those pages cached for the process's life.
+                move || {
+                    let conn = engine.private_reader()?;
+                    load_or_build(&conn, &dir, &model, dims, at_rest.as_deref(), &lock)
+                }
             })
             .map_err(|e| Error::Task(format!("starting the vector index loader: {e}")))?;
         Ok(VectorState {
