@@ -127,6 +127,10 @@ impl Engine {
             };
             wal(&conn).map_err(Error::db(&path))?;
         }
+        // The writer runs transactions only, which touch few pages; the readers, which
+        // search, keep the large caches (a second 32 MiB cache here cost 48 MB of peak RSS
+        // at 100k memories).
+        conn.pragma_update(None, "cache_size", -8_192).map_err(Error::db(&path))?;
         match schema::migrate(&mut conn).map_err(Error::db(&path))? {
             Ok(_) => {}
             Err(found) => return Err(Error::SchemaTooNew { path, found, supported: schema::LATEST }),
