@@ -229,11 +229,13 @@ impl From<negentropy::Error> for Error {
 
 impl Error {
     /// The model or ONNX Runtime failed: `what`, with no underlying error.
+    #[cfg_attr(not(feature = "vectors"), allow(dead_code))]
     pub(crate) fn model(what: impl Into<String>) -> Error {
         Error::Model(Cause::new(what))
     }
 
     /// Talking to relays failed: `what`, with no underlying error.
+    #[cfg_attr(not(feature = "sync"), allow(dead_code))]
     pub(crate) fn relay(what: impl Into<String>) -> Error {
         Error::Relay(Cause::new(what))
     }
