@@ -188,20 +188,26 @@ pub(crate) fn recent_journal(conn: &Connection, limit: usize) -> Result<Vec<Jour
     rows.map(|j| Ok(serde_json::from_str(&j?)?)).collect()
 }
 
+/// The rows of `stmt` (rid, payload JSON), each payload decoded.
+fn decoded<T: serde::de::DeserializeOwned>(
+    stmt: &mut rusqlite::Statement<'_>,
+    params: impl rusqlite::Params,
+) -> Result<Vec<(i64, T)>> {
+    let rows = stmt.query_map(params, |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+    rows.map(|row| {
+        let (rid, json) = row?;
+        Ok((rid, serde_json::from_str(&json)?))
+    })
+    .collect()
+}
+
 /// Journal entries after `after_rid`, at most `limit`, with their rids, oldest first.
 pub(crate) fn journal_after(conn: &Connection, after_rid: i64, limit: usize) -> Result<Vec<(i64, JournalEntry)>> {
     let mut stmt = conn.prepare(
         "SELECT rid, payload FROM records WHERE kind = ?1 AND deleted = 0 AND payload IS NOT NULL AND rid > ?2
          ORDER BY rid LIMIT ?3",
     )?;
-    let rows = stmt.query_map(params![RecordKind::Journal, after_rid, limit as i64], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-    })?;
-    rows.map(|row| {
-        let (rid, json) = row?;
-        Ok((rid, serde_json::from_str(&json)?))
-    })
-    .collect()
+    decoded(&mut stmt, params![RecordKind::Journal, after_rid, limit as i64])
 }
 
 /// Journal entries matching the FTS5 expression `expr`, best first, at most `limit`.
@@ -210,14 +216,7 @@ pub(crate) fn journal_matching(conn: &Connection, expr: &str, limit: usize) -> R
         "SELECT r.rid, r.payload FROM records_fts f JOIN records r ON r.rid = f.rowid
          WHERE records_fts MATCH ?1 AND r.kind = ?2 AND r.deleted = 0 ORDER BY f.rank LIMIT ?3",
     )?;
-    let rows = stmt.query_map(params![expr, RecordKind::Journal, limit as i64], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-    })?;
-    rows.map(|row| {
-        let (rid, json) = row?;
-        Ok((rid, serde_json::from_str(&json)?))
-    })
-    .collect()
+    decoded(&mut stmt, params![expr, RecordKind::Journal, limit as i64])
 }
 
 /// The UTC day of a record's time, as SQLite computes it.
@@ -277,12 +276,7 @@ fn persona_where(
     let mut stmt = conn.prepare_cached(&sql)?;
     let mut all: Vec<&dyn rusqlite::ToSql> = vec![&RecordKind::Persona];
     all.extend_from_slice(args);
-    let rows = stmt.query_map(all.as_slice(), |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
-    rows.map(|row| {
-        let (rid, json) = row?;
-        Ok((rid, serde_json::from_str(&json)?))
-    })
-    .collect()
+    decoded(&mut stmt, all.as_slice())
 }
 
 /// Live persona memories; each of `domain`, `facet`, `key` narrows when given.
