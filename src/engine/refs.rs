@@ -99,18 +99,28 @@ pub(crate) fn resolve(conn: &Connection, reference: &str, absent_flat_key: bool)
 /// Wipes what a forgotten record left on this device: its learned graph edges, its
 /// published embedding, and its address in the row that keeps older copies dead (the
 /// deletion's d tag does that job). The vector point is blanked by the caller, which
-/// holds the index; freed pages are overwritten because the purge runs with
-/// `secure_delete` on, and FTS5's own `secure-delete` drops the terms from its segments.
+/// holds the index; freed pages and older versions are wiped by [`after_purge`].
 pub(crate) fn wipe_remnants(tx: &Transaction, engine: &Engine, path: &Path) -> Result<Option<i64>> {
     let p = path.to_d();
     tx.execute("DELETE FROM edges WHERE a = ?1 OR b = ?1", [&p])?;
-    let rid: Option<i64> = tx.query_row("SELECT rid FROM records WHERE path = ?1", [&p], |r| r.get(0)).optional()?;
     if let Path::Kv { key } | Path::Persona { key, .. } = path {
         let embed = Path::Embed { key: key.clone() };
-        if live(tx, &embed)? && !key_used_elsewhere(tx, key, path)? {
-            super::write::forget_path(tx, engine, &embed)?;
+        if !key_used_elsewhere(tx, key, path)? {
+            if live(tx, &embed)? {
+                super::write::forget_path(tx, engine, &embed)?;
+            }
+            // The embedding's tombstone is addressed by the key too.
+            anonymize(tx, &embed.to_d())?;
         }
     }
+    anonymize(tx, &p)
+}
+
+/// Drops what names or holds the text of the record at `path`: its full-text row, its
+/// vector, and its path, domain, facet, key and payload. The row stays, under its d tag
+/// (blinded by default), so older copies of the record arriving later are still dead.
+fn anonymize(tx: &Transaction, path: &str) -> Result<Option<i64>> {
+    let rid: Option<i64> = tx.query_row("SELECT rid FROM records WHERE path = ?1", [path], |r| r.get(0)).optional()?;
     if let Some(rid) = rid {
         tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
         tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
@@ -143,15 +153,25 @@ pub(crate) fn purge(tx: &Transaction, engine: &Engine, reference: &str) -> Resul
     let id = super::write::forget_path(tx, engine, &path)?;
     // The tombstone kept the record's row: its rid names the vector points.
     let rid = wipe_remnants(tx, engine, &path)?;
-    tx.execute_batch("INSERT INTO records_fts(records_fts, rank) VALUES('secure-delete', 0);")?;
     Ok((id, rid))
 }
 
-/// After a purge: secure-delete off again, and every WAL frame copied into the database and
-/// the log emptied, or the WAL would keep earlier images of the purged pages until its next
-/// reset. On the writer connection.
+/// After a purge, what older versions left: an edit, an archive, `memstr index` or a
+/// newer version from a relay rewrote the record's row and its full-text terms, and the
+/// old bytes stay in free pages and in older FTS5 segments (which keep terms
+/// prefix-compressed; a secure delete drops a row's entries but may keep the term itself).
+/// So the full-text index is rebuilt from the rows that remain, the database is rewritten
+/// without free space (`VACUUM`), and
+/// every WAL frame is copied into the database and the log emptied. The cost is a full
+/// rewrite of the file: a purge is rare and explicit (docs/lifecycle.md gives the figure).
+/// On the writer connection, outside any transaction.
 pub(crate) fn after_purge(conn: &Connection) -> Result<()> {
-    conn.execute_batch("PRAGMA secure_delete = OFF;")?;
+    conn.execute_batch(
+        "INSERT INTO records_fts(records_fts, rank) VALUES('secure-delete', 0);
+         INSERT INTO records_fts(records_fts) VALUES('rebuild');
+         PRAGMA secure_delete = OFF;
+         VACUUM;",
+    )?;
     conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
     Ok(())
 }

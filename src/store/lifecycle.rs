@@ -170,10 +170,11 @@ impl MemoryStore {
     }
 
     /// Forgets a memory ([`MemoryStore::forget`]) and wipes its local remnants: the
-    /// full-text rows (FTS5 secure-delete), its vector (the row, and the point in the
-    /// index, blanked and saved), its learned graph edges, its published embedding, its
-    /// address, and the freed database pages (SQLite `secure_delete`, then a WAL
-    /// checkpoint that truncates the log). Returns the deletion's event id.
+    /// full-text rows, its vector (the row, and the point in the index, blanked and
+    /// saved), its learned graph edges, its published embedding, its address and key, and
+    /// what older versions left (the full-text index rebuilt, the database rewritten
+    /// without free pages, the WAL truncated: seconds on a large store). Returns the
+    /// deletion's event id.
     pub async fn purge(&self, reference: &str) -> Result<String> {
         let reference = reference.to_string();
         let (id, rid) = self.parts().write(move |tx, engine, _| refs::purge(tx, engine, &reference)).await?;
