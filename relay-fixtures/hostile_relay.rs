@@ -60,6 +60,10 @@ pub enum Attack {
     LiveFlood { bytes: usize },
     /// Serves these event JSON values, as given, to every REQ, then EOSE.
     Serve(Vec<Value>),
+    /// Says this text wherever a relay speaks in words: a `NOTICE` on connect, `CLOSED` to
+    /// every REQ, `NEG-ERR` to every NEG-OPEN, and `OK false` to every EVENT. For text that
+    /// tries to drive the client's terminal.
+    Says(String),
 }
 
 /// What the relay did so far (a snapshot). `neg_msgs` counts NEG-OPEN and NEG-MSG received;
@@ -195,6 +199,9 @@ async fn serve_connection(tcp: TcpStream, shared: Arc<Shared>) {
     let (data_tx, mut data_rx) = mpsc::channel::<Out>(2);
 
     let counters = &shared.counters;
+    if let Attack::Says(words) = &shared.attack {
+        let _ = reply_tx.send(Out::other(json!(["NOTICE", words])));
+    }
     let writer = async {
         loop {
             let out = tokio::select! {
@@ -229,7 +236,15 @@ async fn serve_connection(tcp: TcpStream, shared: Arc<Shared>) {
             let reply = match msg[0].as_str() {
                 Some("EVENT") => {
                     counters.published.fetch_add(1, Relaxed);
-                    Some(Out::other(json!(["OK", msg[1]["id"], true, ""])))
+                    match &shared.attack {
+                        Attack::Says(words) => Some(Out::other(json!(["OK", msg[1]["id"], false, words]))),
+                        _ => Some(Out::other(json!(["OK", msg[1]["id"], true, ""]))),
+                    }
+                }
+                Some("REQ") if matches!(shared.attack, Attack::Says(_)) => {
+                    counters.reqs.fetch_add(1, Relaxed);
+                    let Attack::Says(words) = &shared.attack else { unreachable!() };
+                    Some(Out::other(json!(["CLOSED", msg[1], words])))
                 }
                 Some("REQ") => {
                     counters.reqs.fetch_add(1, Relaxed);
@@ -239,8 +254,12 @@ async fn serve_connection(tcp: TcpStream, shared: Arc<Shared>) {
                 }
                 Some(kind @ ("NEG-OPEN" | "NEG-MSG")) => {
                     counters.neg_msgs.fetch_add(1, Relaxed);
-                    match shared.attack {
+                    match &shared.attack {
+                        Attack::Says(words) if kind == "NEG-OPEN" => {
+                            Some(Out::other(json!(["NEG-ERR", msg[1], words])))
+                        }
                         Attack::EndlessNegentropy { ids } => {
+                            let ids = *ids;
                             let hex_msg = hex::encode(endless_negentropy_message(&mut rng, ids));
                             Some(Out::other(json!(["NEG-MSG", msg[1], hex_msg])))
                         }
@@ -329,6 +348,7 @@ async fn answer_req(shared: Arc<Shared>, sub: Value, filter: Value, tx: mpsc::Se
                     tx.send(Out::event(event_msg(&sub, &e))).await.ok()?;
                 }
             }
+            Attack::Says(_) => {}
             Attack::Serve(_) => {
                 for e in &shared.served {
                     tx.send(Out::event(event_msg(&sub, e))).await.ok()?;

@@ -33,6 +33,7 @@ pub mod at_rest;
 pub mod clock;
 pub mod codec;
 pub mod disk;
+pub mod display;
 mod engine;
 mod error;
 pub mod identity;

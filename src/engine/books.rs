@@ -180,9 +180,10 @@ impl Engine {
         .await
     }
 
-    /// Notes a failure talking to `relay`.
+    /// Notes a failure talking to `relay`: one escaped, bounded line, since its words may be
+    /// the relay's own and `relay list` and `status` show it.
     pub(crate) async fn relay_failed(self: &Arc<Self>, relay: &str, error: &str) -> Result<()> {
-        let (relay, error) = (relay.to_string(), error.to_string());
+        let (relay, error) = (relay.to_string(), crate::display::relay_text(error));
         self.write(move |tx, _| {
             tx.execute("UPDATE relays SET last_error = ?2 WHERE url = ?1", params![relay, error])?;
             Ok(())

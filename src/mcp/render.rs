@@ -122,13 +122,24 @@ pub(super) fn state_name(state: crate::MemoryState) -> String {
 
 /// A quoted, escaped rendering of stored text: a JSON string literal, so no stored text can
 /// end the quote, start a line of its own or pass for the server's words.
+/// JSON leaves DEL, C1 and bidirectional formatting characters raw; they are escaped too.
 pub(super) fn quoted(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into())
+    let json = serde_json::to_string(text).unwrap_or_else(|_| "\"\"".into());
+    crate::display::json(&json).into_owned()
+}
+
+/// The last pass over every text a tool returns: whatever was not quoted (the server's own
+/// words, JSON it rendered) carries no display control but its own line breaks.
+pub(super) fn safe(text: String) -> String {
+    if !text.chars().any(|c| crate::display::is_display_control(c) && c != '\n') {
+        return text;
+    }
+    text.split('\n').map(|line| crate::display::json(line).replace(['\r', '\t'], " ")).collect::<Vec<_>>().join("\n")
 }
 
 /// One item's lines in the text block.
 fn item_text(n: usize, item: &Item) -> String {
-    let mut meta = vec![item.kind.to_string(), item.address.clone(), item.time.clone()];
+    let mut meta = vec![item.kind.to_string(), quoted(&item.address), item.time.clone()];
     if let Some(s) = &item.state {
         meta.push(s.clone());
     }

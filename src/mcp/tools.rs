@@ -59,7 +59,7 @@ type ToolResult = Result<CallToolResult, ErrorData>;
 
 /// A tool error for the caller: `is_error: true` and a message saying what to do.
 fn fail(message: impl Into<String>) -> ToolResult {
-    Ok(CallToolResult::error(vec![ContentBlock::text(message.into())]))
+    Ok(CallToolResult::error(vec![ContentBlock::text(render::safe(message.into()))]))
 }
 
 /// A store error as a tool error, with what to do next.
@@ -67,7 +67,7 @@ fn store_error(e: Error) -> ToolResult {
     match e {
         Error::Ambiguous { candidates, .. } => fail(format!(
             "that key names several memories: {}. Call again with one of these addresses.",
-            candidates.join(", ")
+            candidates.iter().map(|c| quoted(c)).collect::<Vec<_>>().join(", ")
         )),
         Error::NotFound(r) => fail(format!(
             "no memory matches {}. Use `search` to find its address, then call again with it.",
@@ -80,7 +80,7 @@ fn store_error(e: Error) -> ToolResult {
 }
 
 fn ok(text: String, structured: Value) -> ToolResult {
-    let mut r = CallToolResult::success(vec![ContentBlock::text(text)]);
+    let mut r = CallToolResult::success(vec![ContentBlock::text(render::safe(text))]);
     r.structured_content = Some(structured);
     Ok(r)
 }
@@ -237,8 +237,8 @@ and the memory's address. Without a domain it goes to notes/general."
             Ok(done) => {
                 let (decision, about) = decision_json(&done.decision);
                 let text = match about.get("existing").and_then(Value::as_str) {
-                    Some(existing) => format!("{decision}: {existing} -> {}", done.address),
-                    None => format!("{decision}: {}", done.address),
+                    Some(existing) => format!("{decision}: {} -> {}", quoted(existing), quoted(&done.address)),
+                    None => format!("{decision}: {}", quoted(&done.address)),
                 };
                 let mut s = json!({"decision": decision, "address": done.address, "event_id": done.event_id});
                 if let (Some(s), Value::Object(about)) = (s.as_object_mut(), about) {
@@ -362,7 +362,7 @@ Use it when the user asks you to forget something or a memory is wrong and shoul
             Err(e) => return fail(e),
         };
         match verbs::forget(&self.store, reference).await {
-            Ok(address) => ok(format!("forgot {address}"), json!({"forgotten": address})),
+            Ok(address) => ok(format!("forgot {}", quoted(&address)), json!({"forgotten": address})),
             Err(e) => store_error(e),
         }
     }
@@ -372,7 +372,7 @@ Use it when the user asks you to forget something or a memory is wrong and shoul
     )]
     async fn archive(&self, Parameters(a): Parameters<KeyArgs>) -> ToolResult {
         match verbs::archive(&self.store, a.key.trim()).await {
-            Ok(address) => ok(format!("archived {address}"), json!({"archived": address})),
+            Ok(address) => ok(format!("archived {}", quoted(&address)), json!({"archived": address})),
             Err(e) => store_error(e),
         }
     }
@@ -380,7 +380,7 @@ Use it when the user asks you to forget something or a memory is wrong and shoul
     #[tool(description = "Restore an archived memory (by key or address) to search results and context.")]
     async fn restore(&self, Parameters(a): Parameters<KeyArgs>) -> ToolResult {
         match verbs::restore(&self.store, a.key.trim()).await {
-            Ok(address) => ok(format!("restored {address}"), json!({"restored": address})),
+            Ok(address) => ok(format!("restored {}", quoted(&address)), json!({"restored": address})),
             Err(e) => store_error(e),
         }
     }
@@ -391,7 +391,7 @@ the relays. Only when the user asks for real erasure; `forget` is enough otherwi
     )]
     async fn purge(&self, Parameters(a): Parameters<KeyArgs>) -> ToolResult {
         match verbs::purge(&self.store, a.key.trim()).await {
-            Ok(address) => ok(format!("purged {address}"), json!({"purged": address})),
+            Ok(address) => ok(format!("purged {}", quoted(&address)), json!({"purged": address})),
             Err(e) => store_error(e),
         }
     }
@@ -412,7 +412,10 @@ Journal entries are searchable and may be promoted to lasting memories when they
                     Err(_) => None,
                 };
                 ok(
-                    format!("journal entry stored{}", address.as_ref().map(|a| format!(": {a}")).unwrap_or_default()),
+                    format!(
+                        "journal entry stored{}",
+                        address.as_ref().map(|a| format!(": {}", quoted(a))).unwrap_or_default()
+                    ),
                     json!({"address": address, "event_id": event_id}),
                 )
             }
@@ -436,7 +439,7 @@ token budget (default 500). Call it at the start of a conversation or task."
         };
         match self.store.persona_compress_with(options).await {
             Ok(c) => {
-                let body = if c.text.is_empty() { "(no active memories yet)".to_string() } else { c.text.clone() };
+                let body = if c.text.is_empty() { "(no active memories yet)".to_string() } else { quoted(&c.text) };
                 ok(
                     format!(
                         "{DATA_NOTICE}\nActive persona (compressed; recall an address for a memory in full):\n{body}"
@@ -478,7 +481,11 @@ The previous value is kept in the fact's history.")]
         let domain = a.domain.as_deref().map(str::trim).filter(|d| !d.is_empty()).unwrap_or(DEFAULT_DOMAIN);
         match self.store.fact_set(domain, a.subject.trim(), a.attribute.trim(), &a.value).await {
             Ok(event_id) => ok(
-                format!("{domain}/facts/{}:{} = {}", a.subject.trim(), a.attribute.trim(), quoted(&a.value)),
+                format!(
+                    "{} = {}",
+                    quoted(&format!("{domain}/facts/{}:{}", a.subject.trim(), a.attribute.trim())),
+                    quoted(&a.value)
+                ),
                 json!({"address": format!("{domain}/facts/{}:{}", a.subject.trim(), a.attribute.trim()), "event_id": event_id}),
             ),
             Err(e) => store_error(e),
@@ -490,10 +497,11 @@ The previous value is kept in the fact's history.")]
         let domain = a.domain.as_deref().map(str::trim).filter(|d| !d.is_empty()).unwrap_or(DEFAULT_DOMAIN);
         let address = format!("{domain}/facts/{}:{}", a.subject.trim(), a.attribute.trim());
         match self.store.fact_get(domain, a.subject.trim(), a.attribute.trim()).await {
-            Ok(Some(v)) => {
-                ok(format!("{DATA_NOTICE}\n{address} = {}", quoted(&v)), json!({"address": address, "value": v}))
-            }
-            Ok(None) => fail(format!("no fact {address}: set it with fact_set, or search for the subject")),
+            Ok(Some(v)) => ok(
+                format!("{DATA_NOTICE}\n{} = {}", quoted(&address), quoted(&v)),
+                json!({"address": address, "value": v}),
+            ),
+            Ok(None) => fail(format!("no fact {}: set it with fact_set, or search for the subject", quoted(&address))),
             Err(e) => store_error(e),
         }
     }
@@ -503,7 +511,7 @@ The previous value is kept in the fact's history.")]
         let domain = a.domain.as_deref().map(str::trim).filter(|d| !d.is_empty()).unwrap_or(DEFAULT_DOMAIN);
         let address = format!("{domain}/facts/{}:{}", a.subject.trim(), a.attribute.trim());
         match self.store.fact_history(domain, a.subject.trim(), a.attribute.trim()).await {
-            Ok(h) if h.is_empty() => fail(format!("no fact {address}: set it with fact_set")),
+            Ok(h) if h.is_empty() => fail(format!("no fact {}: set it with fact_set", quoted(&address))),
             Ok(h) => {
                 let iso = crate::search::time::iso8601_utc;
                 let lines: Vec<String> = h
@@ -518,7 +526,7 @@ The previous value is kept in the fact's history.")]
                     .map(|v| json!({"value": v.value, "from": iso(v.from), "until": v.until.map(iso)}))
                     .collect();
                 ok(
-                    format!("{DATA_NOTICE}\n{address}:\n{}", lines.join("\n")),
+                    format!("{DATA_NOTICE}\n{}:\n{}", quoted(&address), lines.join("\n")),
                     json!({"address": address, "history": versions}),
                 )
             }
@@ -530,7 +538,7 @@ The previous value is kept in the fact's history.")]
     async fn connect(&self, Parameters(a): Parameters<ConnectArgs>) -> ToolResult {
         match self.store.persona_connect(a.a.trim(), a.b.trim()).await {
             Ok(()) => ok(
-                format!("connected {} and {}", a.a.trim(), a.b.trim()),
+                format!("connected {} and {}", quoted(a.a.trim()), quoted(a.b.trim())),
                 json!({"connected": [a.a.trim(), a.b.trim()]}),
             ),
             Err(e) => store_error(e),
@@ -542,7 +550,7 @@ domain/facet/key): the old one fades four times faster.")]
     async fn contradict(&self, Parameters(a): Parameters<ContradictArgs>) -> ToolResult {
         match self.store.persona_contradict(a.old.trim(), a.new.trim()).await {
             Ok(()) => ok(
-                format!("{} is superseded by {}", a.old.trim(), a.new.trim()),
+                format!("{} is superseded by {}", quoted(a.old.trim()), quoted(a.new.trim())),
                 json!({"superseded": a.old.trim(), "by": a.new.trim()}),
             ),
             Err(e) => store_error(e),
@@ -554,7 +562,7 @@ domain/facet/key): the old one fades four times faster.")]
         let pinned = a.pinned.unwrap_or(true);
         match self.store.persona_pin(a.key.trim(), pinned).await {
             Ok(()) => ok(
-                format!("{} {}", if pinned { "pinned" } else { "unpinned" }, a.key.trim()),
+                format!("{} {}", if pinned { "pinned" } else { "unpinned" }, quoted(a.key.trim())),
                 json!({"key": a.key.trim(), "pinned": pinned}),
             ),
             Err(e) => store_error(e),
@@ -609,7 +617,12 @@ strongest first: by key or domain/facet/key."
                     .collect();
                 let lines: Vec<String> = shown.iter().map(Value::to_string).collect();
                 ok(
-                    format!("{} neighbour(s) of {}:\n{}", n.len(), a.key.trim(), lines.join("\n")),
+                    format!(
+                        "{DATA_NOTICE}\n{} neighbour(s) of {}:\n{}",
+                        n.len(),
+                        quoted(a.key.trim()),
+                        lines.join("\n")
+                    ),
                     json!({"key": a.key.trim(), "neighbours": shown, "total": n.len()}),
                 )
             }

@@ -2,6 +2,7 @@
 //!
 //! Lengths count Unicode code points, as Python's `len` does.
 
+use crate::display::is_display_control;
 use crate::error::{Rule, ValidationError};
 
 /// Longest key, in code points.
@@ -34,13 +35,6 @@ fn segment(field: &'static str, s: &str, max: usize) -> Result<(), ValidationErr
         return Err(fail(field, Rule::ControlChar(c)));
     }
     Ok(())
-}
-
-/// Control characters (C0, DEL, C1) and the bidirectional formatting characters: in a
-/// name shown on a terminal they can hide or reorder what the user reads.
-fn is_display_control(c: char) -> bool {
-    c.is_control()
-        || matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 /// A memory key (flat or persona). `:` is allowed: memstr never splits a d tag on it.

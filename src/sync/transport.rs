@@ -357,11 +357,15 @@ impl Shared {
         let kind = msg.first().and_then(Value::as_str).unwrap_or("").to_string();
         let id = msg.get(1).and_then(Value::as_str).unwrap_or("").to_string();
         let text_at = |msg: &[Value], i: usize| msg.get(i).and_then(Value::as_str).unwrap_or("").to_string();
+        // What a relay says in words is kept (a relay's last error) and shown: one escaped
+        // line, bounded (src/display.rs).
+        let said =
+            |msg: &[Value], i: usize| crate::display::relay_text(msg.get(i).and_then(Value::as_str).unwrap_or(""));
         let (tx, m) = match kind.as_str() {
             "OK" => {
                 if let Some(tx) = self.routes.lock().expect("routes").oks.remove(&id) {
                     let accepted = msg.get(2).and_then(Value::as_bool).unwrap_or(false);
-                    let _ = tx.send(Ack { accepted, message: text_at(&msg, 3) });
+                    let _ = tx.send(Ack { accepted, message: said(&msg, 3) });
                 }
                 return;
             }
@@ -370,7 +374,8 @@ impl Shared {
                 let m = match kind.as_str() {
                     "EVENT" => SubMsg::Event(if msg.len() > 2 { msg.swap_remove(2) } else { Value::Null }, text.len()),
                     "EOSE" => SubMsg::Eose,
-                    "CLOSED" => SubMsg::Closed(text_at(&msg, 2)),
+                    "CLOSED" => SubMsg::Closed(said(&msg, 2)),
+                    "NEG-ERR" => SubMsg::Neg { kind, payload: said(&msg, 2) },
                     _ => SubMsg::Neg { kind, payload: text_at(&msg, 2) },
                 };
                 (tx, m)
@@ -380,8 +385,9 @@ impl Shared {
                 return;
             }
             "NOTICE" => {
-                tracing::debug!(url = %self.url, notice = %id, "relay notice");
-                let _ = self.notices.send(id);
+                let notice = crate::display::relay_text(&id);
+                tracing::debug!(url = %self.url, notice = %notice, "relay notice");
+                let _ = self.notices.send(notice);
                 return;
             }
             _ => return,

@@ -30,7 +30,8 @@ fn main() -> ExitCode {
     match runtime.block_on(cli::run(args)) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("memstr: {}", message(&e));
+            // An error can quote a reference or a relay: escaped like all output.
+            eprintln!("memstr: {}", memstr::display::block(&message(&e)));
             ExitCode::from(2)
         }
     }

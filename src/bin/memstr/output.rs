@@ -5,6 +5,7 @@ use std::path::Path;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 
+use memstr::display;
 use memstr::lifecycle::compress::Compressed;
 use memstr::lifecycle::gate::GateDecision;
 use memstr::sync::{ProgressFn, RelayReport};
@@ -20,7 +21,13 @@ pub struct Out {
 }
 
 fn print_json(v: &Value) {
-    println!("{}", serde_json::to_string_pretty(v).expect("values always serialise"));
+    let text = serde_json::to_string_pretty(v).expect("values always serialise");
+    println!("{}", display::json(&text));
+}
+
+/// Stored or relay-supplied text on one line of output, escaped (src/display.rs).
+fn l(text: &str) -> std::borrow::Cow<'_, str> {
+    display::line(text)
 }
 
 /// Every stored field, with `state` and `current_relevance` as they stand at `now`
@@ -50,7 +57,7 @@ impl Out {
         if self.json {
             print_json(&json!({"value": v}));
         } else {
-            println!("{v}");
+            println!("{}", display::block(v));
         }
     }
 
@@ -67,13 +74,13 @@ impl Out {
             if !v.is_empty() {
                 println!("{name}:");
                 for (a, b) in v {
-                    println!("  {a} {sep} {b}");
+                    println!("  {} {sep} {}", l(a), l(b));
                 }
             }
         };
         let list = |name: &str, v: &[String]| {
             if !v.is_empty() {
-                println!("{name}: {}", v.join(", "));
+                println!("{name}: {}", l(&v.join(", ")));
             }
         };
         pairs("contradictions", &r.contradictions, "x");
@@ -92,13 +99,13 @@ impl Out {
             return;
         }
         for (address, from, to) in &r.transitions {
-            println!("{address}: {from} -> {to}");
+            println!("{}: {from} -> {to}", l(address));
         }
         for address in &r.archived {
-            println!("{address}: archived (dissolved past the grace period; `memstr restore` brings it back)");
+            println!("{}: archived (dissolved past the grace period; `memstr restore` brings it back)", l(address));
         }
         for address in &r.deleted {
-            println!("{address}: deleted (dissolved past the grace period)");
+            println!("{}: deleted (dissolved past the grace period)", l(address));
         }
         println!("{} changed", r.count());
     }
@@ -108,7 +115,7 @@ impl Out {
             print_json(&json!({"text": c.text, "included": c.included, "omitted": c.omitted,
                 "estimated_tokens": c.estimated_tokens}));
         } else {
-            println!("{}", c.text);
+            println!("{}", display::block(&c.text));
         }
     }
 
@@ -130,7 +137,7 @@ impl Out {
             r.edges
         );
         for p in &r.promoted {
-            println!("  promoted {p}");
+            println!("  promoted {}", l(p));
         }
     }
 
@@ -144,7 +151,7 @@ impl Out {
             return;
         }
         for n in ns {
-            println!("{:.3}  {:<13}  {} ({})", n.weight, relation(n), n.id, n.node);
+            println!("{:.3}  {:<13}  {} ({})", n.weight, relation(n), l(&n.id), l(&n.node));
         }
     }
 
@@ -155,8 +162,8 @@ impl Out {
         }
         for v in vs {
             match v.until {
-                Some(u) => println!("{} .. {}  {}", time(v.from), time(u), v.value),
-                None => println!("{} .. now                   {}", time(v.from), v.value),
+                Some(u) => println!("{} .. {}  {}", time(v.from), time(u), l(&v.value)),
+                None => println!("{} .. now                   {}", time(v.from), l(&v.value)),
             }
         }
     }
@@ -178,12 +185,13 @@ impl Out {
         } else {
             match target {
                 Some(t) => println!(
-                    "{decision} {t} (similarity {:.3}{}) -> {}",
+                    "{decision} {} (similarity {:.3}{}) -> {}",
+                    l(t),
                     similarity.unwrap_or(0.0),
-                    cue.map(|c| format!(", {c}")).unwrap_or_default(),
-                    i.address
+                    cue.map(|c| format!(", {}", l(c))).unwrap_or_default(),
+                    l(&i.address)
                 ),
-                None => println!("create {}", i.address),
+                None => println!("create {}", l(&i.address)),
             }
         }
     }
@@ -242,7 +250,7 @@ impl Out {
         if self.json {
             print_json(&json!({ verb: address }));
         } else {
-            println!("{verb} {address}");
+            println!("{verb} {}", l(address));
         }
     }
 
@@ -250,7 +258,7 @@ impl Out {
         if self.json {
             print_json(&json!({"ok": true}));
         } else {
-            println!("{what}");
+            println!("{}", l(what));
         }
     }
 
@@ -258,7 +266,7 @@ impl Out {
         if self.json {
             print_json(&Value::Null);
         } else {
-            eprintln!("not found: {what}");
+            eprintln!("not found: {}", l(what));
         }
     }
 
@@ -266,7 +274,7 @@ impl Out {
         if self.json {
             print_json(&json!(m));
         } else {
-            println!("{}", m.value);
+            println!("{}", display::block(&m.value));
         }
     }
 
@@ -275,7 +283,7 @@ impl Out {
             print_json(&json!(ms));
         } else {
             for m in ms {
-                println!("{}\t{}", m.key, m.value);
+                println!("{}\t{}", l(&m.key), l(&m.value));
             }
         }
     }
@@ -285,7 +293,7 @@ impl Out {
             print_json(&json!(entries));
         } else {
             for e in entries {
-                println!("{}  {}", time(e.created_at), e.content);
+                println!("{}  {}", time(e.created_at), l(&e.content));
             }
         }
     }
@@ -296,7 +304,7 @@ impl Out {
             print_json(&persona_json(m, live));
             return;
         }
-        println!("{}/{}/{}: {}", m.domain, m.facet, m.key, m.value);
+        println!("{}: {}", l(&m.address()), l(&m.value));
         println!(
             "  state {} (relevance {:.3}){}, accessed {} times, last {}",
             live.1,
@@ -309,22 +317,22 @@ impl Out {
             println!("  archived {} (out of search and context; `memstr restore` brings it back)", time(at));
         }
         if !m.themes.is_empty() {
-            println!("  themes: {}", m.themes.join(", "));
+            println!("  themes: {}", l(&m.themes.join(", ")));
         }
         if !m.connections.is_empty() {
-            println!("  connections: {}", m.connections.join(", "));
+            println!("  connections: {}", l(&m.connections.join(", ")));
         }
         if !m.contradicts.is_empty() {
-            println!("  contradicts: {}", m.contradicts.join(", "));
+            println!("  contradicts: {}", l(&m.contradicts.join(", ")));
         }
         if let Some(s) = m.superseded_by.as_deref().filter(|s| !s.is_empty()) {
-            println!("  superseded by: {s}");
+            println!("  superseded by: {}", l(s));
         }
         println!(
             "  confidence {}, halflife {} days{}",
             m.confidence,
             m.halflife_days,
-            if m.source.is_empty() { String::new() } else { format!(", source {}", m.source) }
+            if m.source.is_empty() { String::new() } else { format!(", source {}", l(&m.source)) }
         );
     }
 
@@ -334,7 +342,7 @@ impl Out {
         } else {
             for m in ms {
                 let (relevance, state) = store.live(m, now);
-                println!("{}/{}/{}\t{}\t{:.3}\t{}", m.domain, m.facet, m.key, state, relevance, m.value);
+                println!("{}\t{}\t{:.3}\t{}", l(&m.address()), state, relevance, l(&m.value));
             }
         }
     }
@@ -345,7 +353,7 @@ impl Out {
         } else {
             for h in hits {
                 let m = &h.memory;
-                println!("{:.3}\t{}/{}/{}\t{}", h.score, m.domain, m.facet, m.key, m.value);
+                println!("{:.3}\t{}\t{}", h.score, l(&m.address()), l(&m.value));
             }
         }
     }
@@ -369,7 +377,7 @@ impl Out {
             // A memory brought back from the archive or from being forgotten says so: the
             // agent should know it was asleep.
             let mark = if h.revived { " [revived]" } else { "" };
-            println!("{:.4}\t{kind}{mark}\t{}\t{}", h.score, time(h.found.time()), h.found.text());
+            println!("{:.4}\t{kind}{mark}\t{}\t{}", h.score, time(h.found.time()), l(&h.found.text()));
             if explain {
                 for sig in &h.signals {
                     let rank = sig.rank.map(|r| format!("rank {r}")).unwrap_or_else(|| "unranked".into());
@@ -384,7 +392,7 @@ impl Out {
             print_json(&json!(names));
         } else {
             for n in names {
-                println!("{n}");
+                println!("{}", l(n));
             }
         }
     }
@@ -399,7 +407,7 @@ impl Out {
             println!("  {k}: {v}");
         }
         for (k, v) in &s.by_domain {
-            println!("  domain {k}: {v}");
+            println!("  domain {}: {v}", l(k));
         }
     }
 
@@ -419,7 +427,7 @@ impl Out {
             println!("  rejected events: none");
         } else {
             for (k, v) in &s.rejected {
-                println!("  rejected {k}: {v}");
+                println!("  rejected {}: {v}", l(k));
             }
         }
     }
@@ -451,7 +459,7 @@ impl Out {
                 );
             }
             for (k, v) in &r.rejected {
-                println!("  rejected {k}: {v}");
+                println!("  rejected {}: {v}", l(k));
             }
         }
     }
@@ -514,7 +522,7 @@ pub fn progress(out: &Out) -> Option<ProgressFn> {
         let filled = (done * width / total.max(1)) as usize;
         let bar = format!("{}{}", "#".repeat(filled), "-".repeat(width as usize - filled));
         let mut err = std::io::stderr();
-        let _ = write!(err, "\r{phase} {relay} [{bar}] {done}/{total}");
+        let _ = write!(err, "\r{phase} {} [{bar}] {done}/{total}", l(relay));
         if done >= total {
             let _ = writeln!(err);
         }
@@ -528,10 +536,13 @@ pub fn watch_events() -> memstr::sync::WatchFn {
     Arc::new(|event: &memstr::sync::WatchEvent| {
         use memstr::sync::WatchEvent;
         match event {
-            WatchEvent::Connected { relay } => eprintln!("memstr: connected to {relay}; syncing live (Ctrl-C stops)"),
+            WatchEvent::Connected { relay } => {
+                eprintln!("memstr: connected to {}; syncing live (Ctrl-C stops)", l(relay))
+            }
             WatchEvent::Disconnected { relay, error, retry_in } => eprintln!(
-                "memstr: {relay}: {}; reconnecting in {} s",
-                error.as_deref().unwrap_or("connection closed"),
+                "memstr: {}: {}; reconnecting in {} s",
+                l(relay),
+                l(error.as_deref().unwrap_or("connection closed")),
                 retry_in.as_secs_f64().ceil()
             ),
             WatchEvent::Stopped => eprintln!("memstr: live sync stopped"),
@@ -552,7 +563,7 @@ impl Out {
         if self.json {
             print_json(&json!({"ok": true, what: url}));
         } else {
-            println!("{what} {url}");
+            println!("{what} {}", l(url));
         }
     }
 
@@ -572,15 +583,15 @@ impl Out {
             };
             println!(
                 "{}\tpending {}\tlast sync {}\t{}{}{}",
-                r.url,
+                l(&r.url),
                 r.pending,
                 ago(r.last_sync),
                 neg,
                 r.misbehaving
                     .as_ref()
-                    .map(|m| format!("\tMISBEHAVING: {m} (backed off until {})", ago(r.backoff_until)))
+                    .map(|m| format!("\tMISBEHAVING: {} (backed off until {})", l(m), ago(r.backoff_until)))
                     .unwrap_or_default(),
-                r.last_error.as_ref().map(|e| format!("\terror: {e}")).unwrap_or_default()
+                r.last_error.as_ref().map(|e| format!("\terror: {}", l(e))).unwrap_or_default()
             );
         }
     }
@@ -594,19 +605,19 @@ impl Out {
             let p = &r.pulled;
             println!(
                 "{} ({}): pulled {} new, {} known, {} stale, {} deleted, {} rejected, {} quarantined; pushed {}, refused {}, pending {}",
-                r.url, if r.method.is_empty() { "-" } else { &r.method }, p.applied, p.duplicate, p.stale, p.deleted,
+                l(&r.url), if r.method.is_empty() { "-" } else { &r.method }, p.applied, p.duplicate, p.stale, p.deleted,
                 p.rejected_total(), p.quarantined, r.pushed, r.refused.len(), r.pending
             );
             if let Some(m) = &r.misbehaved {
-                println!("  misbehaving: {m} (backed off)");
+                println!("  misbehaving: {} (backed off)", l(m));
             }
             if let Some(e) =
                 r.error.as_ref().filter(|e| !r.misbehaved.as_ref().is_some_and(|m| e.ends_with(m.as_str())))
             {
-                println!("  error: {e}");
+                println!("  error: {}", l(e));
             }
             for (id, why) in r.refused.iter().take(5) {
-                println!("  refused {id}: {why}");
+                println!("  refused {}: {}", l(id), l(why));
             }
         }
     }
@@ -646,7 +657,7 @@ impl Out {
             println!("rejected events: none");
         }
         for (k, v) in &s.rejected {
-            println!("rejected {k}: {v}");
+            println!("rejected {}: {v}", l(k));
         }
     }
 }
