@@ -60,6 +60,120 @@ pub(crate) fn restrict_file(path: &Path) {
     }
 }
 
+/// Why a store's file or directory must not be used: another user could have planted or
+/// changed it, or could read what memstr writes there.
+pub(crate) struct NotPrivate {
+    /// The file or directory.
+    pub path: std::path::PathBuf,
+    /// What is wrong with it, and what to do.
+    pub reason: String,
+}
+
+/// The names memstr gives files beside the database at `db`: its WAL and SHM, the vector
+/// index directory and lock, the at-rest marker.
+pub(crate) fn store_files(db: &Path) -> Vec<std::path::PathBuf> {
+    ["", "-wal", "-shm", "-journal", ".vectors", ".vectors.lock", crate::at_rest::MARKER_SUFFIX]
+        .iter()
+        .map(|suffix| {
+            let mut name = db.as_os_str().to_os_string();
+            name.push(suffix);
+            std::path::PathBuf::from(name)
+        })
+        .collect()
+}
+
+/// Checks that no other user can have planted or changed the store at `db`, before memstr
+/// opens or creates anything there:
+///
+/// - its directory belongs to this user (or root) and no one else can create files in it
+///   (not writable by others, nor by a group other than the user's own);
+/// - the database, its WAL and SHM, the vector index (and the files in it), its lock and
+///   the marker are each absent or a regular file (a directory for the index) that this
+///   user owns, which nobody else can write, and never a symbolic link.
+///
+/// A file of the user's that others could only *read* (an older store, a copy) is narrowed
+/// to `0600` instead, with a warning: nobody could have changed it.
+pub(crate) fn check_private(db: &Path) -> Result<(), NotPrivate> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let me = current_user();
+        let dir = db.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let fail = |path: &Path, reason: String| NotPrivate { path: path.to_path_buf(), reason };
+        if let Ok(meta) = std::fs::metadata(dir) {
+            let (uid, gid, mode) = (meta.uid(), meta.gid(), meta.mode() & 0o7777);
+            if uid != me.0 && uid != 0 {
+                return Err(fail(dir, format!("the store's directory belongs to another user (uid {uid}): they can put files memstr would open there; use a directory of your own")));
+            }
+            if mode & 0o002 != 0 || (mode & 0o020 != 0 && gid != me.1) {
+                return Err(fail(dir, format!("the store's directory is writable by other users (mode {mode:04o}): they could plant files memstr would open; use a directory only you can write (chmod 700)")));
+            }
+        }
+        let mut files = store_files(db);
+        if let Ok(entries) = std::fs::read_dir(&files[4]) {
+            files.extend(entries.filter_map(|e| e.ok().map(|e| e.path())));
+        }
+        for path in files {
+            let is_index = path == db_vectors(db);
+            check_file(&path, is_index)?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = db;
+    Ok(())
+}
+
+/// The per-file half of [`check_private`]: `path` is absent, or a regular file (a
+/// directory when `dir_ok`) of this user's that nobody else can write, and not a symbolic
+/// link. One others could only read is narrowed to owner-only, with a warning.
+pub(crate) fn check_file(path: &Path, dir_ok: bool) -> Result<(), NotPrivate> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let fail = |reason: String| NotPrivate { path: path.to_path_buf(), reason };
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(fail(format!("cannot be checked: {e}"))),
+        };
+        if meta.file_type().is_symlink() {
+            return Err(fail("is a symbolic link: memstr does not follow links to its files (another user could point one at a file they read); replace it with the file itself".into()));
+        }
+        if !(meta.is_file() || (dir_ok && meta.is_dir())) {
+            return Err(fail("is not a regular file: memstr did not create it".into()));
+        }
+        if meta.uid() != current_user().0 {
+            return Err(fail(format!("belongs to another user (uid {}): memstr did not create it for you, and its owner can read and change it; move it away", meta.uid())));
+        }
+        let mode = meta.mode() & 0o777;
+        if mode & 0o022 != 0 {
+            return Err(fail(format!("is writable by other users (mode {mode:04o}): someone else may have changed it; if you trust its content, `chmod 600` it")));
+        }
+        if mode & 0o077 != 0 {
+            tracing::warn!(path = %path.display(), "readable by other users (mode {mode:04o}): narrowed to owner-only");
+            let narrowed = if meta.is_dir() { 0o700 } else { 0o600 };
+            set_mode(path, narrowed)
+                .map_err(|e| fail(format!("readable by other users and cannot be narrowed: {e}")))?;
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (path, dir_ok);
+    Ok(())
+}
+
+fn db_vectors(db: &Path) -> std::path::PathBuf {
+    let mut name = db.as_os_str().to_os_string();
+    name.push(".vectors");
+    std::path::PathBuf::from(name)
+}
+
+/// This process's effective user and group.
+#[cfg(unix)]
+fn current_user() -> (u32, u32) {
+    // SAFETY: geteuid and getegid cannot fail and touch no memory.
+    unsafe { (libc::geteuid(), libc::getegid()) }
+}
+
 /// Creates an empty `0600` file at `path` if nothing is there, so SQLite opens a file (and
 /// later creates its WAL and SHM files) with the owner's permissions only: SQLite gives
 /// those files the mode of the database file.

@@ -135,6 +135,17 @@ pub enum Error {
     )]
     ReadOnlyStore(PathBuf),
 
+    /// A file or directory of the store could be another user's: it belongs to someone
+    /// else, others can write it, or it is a symbolic link. memstr opens nothing there
+    /// (docs/security.md).
+    #[error("refusing to use {path}: {reason}")]
+    NotPrivate {
+        /// The file or directory.
+        path: PathBuf,
+        /// What is wrong with it, and what to do.
+        reason: String,
+    },
+
     /// An invariant of the store did not hold (a bug: please report it).
     #[error("background task failed: {0}")]
     Task(String),

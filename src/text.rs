@@ -193,6 +193,19 @@ pub fn term_coverage(terms: &[String], text: &str) -> f64 {
 /// term costs a posting list read; a 100 kB query must not cost seconds.
 pub const MAX_QUERY_TERMS: usize = 64;
 
+/// Longest query a search reads, in characters: the embedding model sees its first few
+/// hundred tokens anyway, and tokenizing megabytes would cost seconds a caller controls.
+/// The rest of a longer query is ignored ([`bounded_query`]).
+pub const MAX_QUERY_CHARS: usize = 4_096;
+
+/// `query` cut to its first [`MAX_QUERY_CHARS`] characters.
+pub fn bounded_query(query: &str) -> &str {
+    match query.char_indices().nth(MAX_QUERY_CHARS) {
+        Some((at, _)) => &query[..at],
+        None => query,
+    }
+}
+
 /// The distinct words of a query, in order, at most [`MAX_QUERY_TERMS`].
 pub fn query_terms(query: &str) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();

@@ -142,6 +142,13 @@ fn http_refuses_to_start_without_a_token_or_on_a_public_address() {
     let out =
         memstr(dir.path()).args(["mcp", "--http", "127.0.0.1:0"]).env("MEMSTR_MCP_TOKEN", "short").output().unwrap();
     assert!(!out.status.success(), "a 5-character token was accepted");
+    let out = memstr(dir.path())
+        .args(["mcp", "--http", "127.0.0.1:0"])
+        .env("MEMSTR_MCP_TOKEN", "a".repeat(16))
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "a token of 16 identical characters was accepted");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("of them different"), "{out:?}");
     let out = memstr(dir.path()).args(["mcp", "--http", "0.0.0.0:0"]).env("MEMSTR_MCP_TOKEN", TOKEN).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-remote"), "{out:?}");

@@ -207,3 +207,105 @@ fn relay_serve_refuses_a_port_in_use_with_exit_2() {
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     assert!(String::from_utf8_lossy(&o.stderr).contains("cannot listen"), "{o:?}");
 }
+
+/// A websocket from `from` (any 127.0.0.0/8 address) to the relay, or `None` when the
+/// relay closed it before the handshake finished.
+async fn websocket(port: u16, from: [u8; 4]) -> Option<tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>> {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind((std::net::Ipv4Addr::from(from), 0).into()).unwrap();
+    let tcp = socket.connect(([127, 0, 0, 1], port).into()).await.ok()?;
+    let url = format!("ws://127.0.0.1:{port}");
+    match tokio::time::timeout(Duration::from_secs(5), tokio_tungstenite::client_async(url, tcp)).await {
+        Ok(Ok((ws, _))) => Some(ws),
+        _ => None,
+    }
+}
+
+/// Whether the relay closes `ws` within `within` (its next read ends or fails).
+async fn closed_within(ws: &mut tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>, within: Duration) -> bool {
+    use futures_util::StreamExt;
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, ws.next()).await {
+            Err(_) => return false,
+            Ok(None) | Ok(Some(Err(_))) => return true,
+            Ok(Some(Ok(tokio_tungstenite::tungstenite::Message::Close(_)))) => return true,
+            Ok(Some(Ok(_))) => continue, // an AUTH challenge, a notice
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relay_serve_caps_connections_per_address_and_in_total() {
+    let s = Served::start(&["--max-per-address", "3", "--max-connections", "5"]);
+    let mut open = Vec::new();
+    for _ in 0..3 {
+        open.push(websocket(s.port, [127, 0, 0, 1]).await.expect("within the per-address cap"));
+    }
+    assert!(websocket(s.port, [127, 0, 0, 1]).await.is_none(), "a 4th connection from one address was taken");
+    open.push(websocket(s.port, [127, 0, 0, 2]).await.expect("another address"));
+    open.push(websocket(s.port, [127, 0, 0, 3]).await.expect("within the total cap"));
+    assert!(websocket(s.port, [127, 0, 0, 4]).await.is_none(), "a 6th connection in all was taken");
+    // A closed connection gives its place back.
+    drop(open.pop());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while websocket(s.port, [127, 0, 0, 4]).await.is_none() {
+        assert!(Instant::now() < deadline, "a freed place was never given back");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn relay_serve_closes_idle_unauthenticated_and_oversized_connections() {
+    let s = Served::start(&["--idle-timeout", "2"]);
+    let mut idle = websocket(s.port, [127, 0, 0, 1]).await.unwrap();
+    assert!(!closed_within(&mut idle, Duration::from_millis(1200)).await, "closed before its idle timeout");
+    assert!(closed_within(&mut idle, Duration::from_secs(4)).await, "an idle connection stayed open");
+
+    let s = Served::start(&["--auth", "--auth-timeout", "2"]);
+    let mut silent = websocket(s.port, [127, 0, 0, 1]).await.unwrap();
+    assert!(closed_within(&mut silent, Duration::from_secs(5)).await, "an unauthenticated connection stayed open");
+
+    // A frame header announcing 1 GiB: closed before the relay buffers a byte of it.
+    let s = Served::start(&[]);
+    let ws = websocket(s.port, [127, 0, 0, 1]).await.unwrap();
+    let mut tcp = ws.into_inner();
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut header = vec![0x81u8, 0x80 | 127];
+    header.extend_from_slice(&(1u64 << 30).to_be_bytes());
+    header.extend_from_slice(&[1, 2, 3, 4]);
+    tcp.write_all(&header).await.unwrap();
+    let _ = tcp.write_all(&[b'x'; 4096]).await;
+    let mut buf = [0u8; 64];
+    let read = tokio::time::timeout(Duration::from_secs(5), tcp.read(&mut buf)).await;
+    assert!(matches!(read, Ok(Ok(0)) | Ok(Err(_))), "an oversized frame did not end the connection: {read:?}");
+}
+
+#[test]
+fn relay_serve_data_is_owner_only_whatever_the_umask() {
+    use std::os::unix::fs::PermissionsExt;
+    let port = free_port();
+    let sandbox = tempfile::tempdir().unwrap();
+    let data = sandbox.path().join("relay-db");
+    let bin = env!("CARGO_BIN_EXE_memstr");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask 000; exec {bin} relay serve --port {port} --data {}", data.display()))
+        .env("HOME", sandbox.path())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "relay serve did not start");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data), 0o700, "the relay's data directory");
+    for entry in std::fs::read_dir(&data).unwrap() {
+        let p = entry.unwrap().path();
+        assert_eq!(mode(&p) & 0o077, 0, "{} is open to others", p.display());
+    }
+}

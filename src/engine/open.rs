@@ -91,6 +91,8 @@ impl Engine {
                 crate::disk::create_private_dir(dir).map_err(|source| Error::Io { path: dir.into(), source })?;
             }
         }
+        // Before SQLite opens or creates anything: no file another user planted or can change.
+        crate::disk::check_private(&path).map_err(|n| Error::NotPrivate { path: n.path, reason: n.reason })?;
         // Encrypted or not: by the file when it has been written, else as asked, else by the
         // marker (docs/encryption.md).
         let found = crate::at_rest::detect(&path).map_err(|source| Error::Io { path: path.clone(), source })?;

@@ -393,7 +393,14 @@ impl IndexLock {
         if held.is_some() {
             return true;
         }
-        let file = match std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&self.path) {
+        let mut opts = std::fs::OpenOptions::new();
+        opts.create(true).truncate(false).write(true);
+        // Owner-only whatever the umask, like every file of the store; never through a link.
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut opts, 0o600);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut opts, libc::O_NOFOLLOW);
+        let file = match opts.open(&self.path) {
             Ok(f) => f,
             Err(e) => {
                 tracing::debug!("vector index lock {}: {e}", self.path.display());

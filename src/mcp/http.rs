@@ -19,6 +19,16 @@ use crate::MemoryStore;
 
 /// Shortest token accepted: a guessable token on a network port is no guard.
 pub const MIN_TOKEN_LEN: usize = 16;
+/// Fewest different characters a token must have (`aaaaaaaaaaaaaaaa` is 16 characters long).
+pub const MIN_TOKEN_DISTINCT: usize = 8;
+/// Largest request body, in bytes: the longest memory (65,000 characters), JSON-escaped,
+/// fits with room to spare.
+pub const MAX_BODY_BYTES: usize = 1 << 20;
+/// Sessions open at once; a new one past this is refused (503) until one closes or idles
+/// out ([`SESSION_IDLE`]).
+pub const MAX_SESSIONS: usize = 64;
+/// A session with no request for this long is closed.
+pub const SESSION_IDLE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// How the HTTP transport is exposed.
 #[derive(Clone)]
@@ -72,9 +82,11 @@ impl HttpOptions {
     /// The rules: a token of [`MIN_TOKEN_LEN`] characters or more, and loopback unless
     /// `allow_remote`.
     pub fn check(&self) -> Result<(), ServeError> {
-        if self.token.trim().chars().count() < MIN_TOKEN_LEN {
+        let token = self.token.trim();
+        let distinct = token.chars().collect::<std::collections::HashSet<_>>().len();
+        if token.chars().count() < MIN_TOKEN_LEN || distinct < MIN_TOKEN_DISTINCT {
             return Err(ServeError::Config(format!(
-                "the HTTP transport needs a bearer token of at least {MIN_TOKEN_LEN} characters in MEMSTR_MCP_TOKEN \
+                "the HTTP transport needs a bearer token of at least {MIN_TOKEN_LEN} characters, {MIN_TOKEN_DISTINCT} of them different, in MEMSTR_MCP_TOKEN \
                  (e.g. `export MEMSTR_MCP_TOKEN=$(openssl rand -hex 32)`)"
             )));
         }
@@ -132,6 +144,7 @@ fn is_loopback_host(host: &str) -> bool {
 struct Guard {
     token: String,
     allowed: Vec<(String, String, Option<u16>)>,
+    sessions: Arc<LocalSessionManager>,
 }
 
 impl Guard {
@@ -175,7 +188,33 @@ async fn guard(State(g): State<Arc<Guard>>, request: Request, next: Next) -> Res
         r.headers_mut().insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer realm=\"memstr\""));
         return r;
     }
-    next.run(request).await
+    // A request without a session starts one: refused past the cap, so a token holder
+    // cannot fill memory with sessions.
+    if request.method() == axum::http::Method::POST
+        && !request.headers().contains_key("mcp-session-id")
+        && g.sessions.sessions.read().await.len() >= MAX_SESSIONS
+    {
+        let mut r = (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("Too many sessions: {MAX_SESSIONS} are open; close one (DELETE) or retry when one idles out"),
+        )
+            .into_response();
+        r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from_static("30"));
+        return r;
+    }
+    // The body is read here, bounded, before the MCP service parses it.
+    let (parts, body) = request.into_parts();
+    let bytes = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(b) => b,
+        Err(_) => {
+            return (
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("Payload too large: a request body may be at most {MAX_BODY_BYTES} bytes"),
+            )
+                .into_response()
+        }
+    };
+    next.run(Request::from_parts(parts, axum::body::Body::from(bytes))).await
 }
 
 pub(super) async fn serve<F: Future<Output = ()> + Send + 'static>(
@@ -190,15 +229,16 @@ pub(super) async fn serve<F: Future<Output = ()> + Send + 'static>(
         config = config.disable_allowed_hosts();
     }
     let cancel = config.cancellation_token.clone();
-    let serving = store.clone();
-    let service = StreamableHttpService::new(
-        move || Ok(MemoryServer::new(serving.clone())),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    );
+    // One server value for every session: they share the store and the bound on calls.
+    let server = MemoryServer::new(store.clone());
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(SESSION_IDLE);
+    let sessions = Arc::new(sessions);
+    let service = StreamableHttpService::new(move || Ok(server.clone()), sessions.clone(), config);
     let g = Arc::new(Guard {
         token: options.token.clone(),
         allowed: options.allowed_origins.iter().filter_map(|o| normal_origin(o)).collect(),
+        sessions,
     });
     let app = axum::Router::new().nest_service("/mcp", service).layer(axum::middleware::from_fn_with_state(g, guard));
     let listener = tokio::net::TcpListener::bind(options.addr).await?;
@@ -220,7 +260,11 @@ mod tests {
     use super::*;
 
     fn guard_with(allowed: &[&str]) -> Guard {
-        Guard { token: "x".repeat(20), allowed: allowed.iter().filter_map(|o| normal_origin(o)).collect() }
+        Guard {
+            token: "x".repeat(20),
+            allowed: allowed.iter().filter_map(|o| normal_origin(o)).collect(),
+            sessions: Arc::new(LocalSessionManager::default()),
+        }
     }
 
     #[test]

@@ -17,7 +17,10 @@ pub use hybrid::{
     MIN_STRENGTH_LEXICAL,
 };
 
-pub use crate::text::{content_terms, fts_any, query_terms, term_coverage, tokenize, MAX_QUERY_TERMS, STOP_WORDS};
+pub use crate::text::{
+    bounded_query, content_terms, fts_any, query_terms, term_coverage, tokenize, MAX_QUERY_CHARS, MAX_QUERY_TERMS,
+    STOP_WORDS,
+};
 
 use crate::model::{MemoryState, PersonaMemory};
 

@@ -16,7 +16,9 @@ const BRIDGE_DEPTH: usize = 30;
 
 /// Searches persona memories, flat memories and journal entries together (see
 /// [`crate::MemoryStore::search`]).
-pub(crate) async fn search(parts: &Parts, state: &Arc<SearchState>, query: SearchQuery) -> Result<Vec<SearchHit>> {
+pub(crate) async fn search(parts: &Parts, state: &Arc<SearchState>, mut query: SearchQuery) -> Result<Vec<SearchHit>> {
+    let bounded = crate::text::bounded_query(&query.text).len();
+    query.text.truncate(bounded);
     let weights = query.weights.clone().unwrap_or_default();
     let limit = if query.limit == 0 { 10 } else { query.limit };
     let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;

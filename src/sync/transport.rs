@@ -27,6 +27,9 @@ use super::url::RelayUrl;
 /// (NIP-44 caps the plaintext at 64 KiB); oversized events below this still arrive and are
 /// counted, larger frames end the connection before a byte of them is buffered.
 pub const MAX_MESSAGE: usize = 512 << 10;
+/// A ping this often keeps a quiet connection (a live subscription) open through relays and
+/// proxies that close idle ones (`memstr relay serve` closes one after 120 s of silence).
+pub const PING_EVERY: Duration = Duration::from_secs(30);
 /// Messages queued per subscription before the socket reader waits for the consumer.
 const SUB_QUEUE: usize = 256;
 /// How long the reader waits for a slow consumer before giving up on that subscription:
@@ -230,7 +233,20 @@ impl Connection {
                 shared.shut();
             })
         };
-        Ok(Connection { shared, out, tasks: vec![writer, reader] })
+        let pinger = {
+            let out = out.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(PING_EVERY);
+                every.tick().await; // the first tick is now
+                loop {
+                    every.tick().await;
+                    if out.send(Message::Ping(Vec::new().into())).is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+        Ok(Connection { shared, out, tasks: vec![writer, reader, pinger] })
     }
 
     /// The relay's address.

@@ -126,6 +126,11 @@ async def every_tool(s, bin_path, env):
     check(r.structured_content["results"], "since 2d finds today's memories")
     r = await call(s, "search", {"query": "database", "since": str(int(time.time()) - 3600)})
     check(r.structured_content["results"], "since as Unix seconds")
+    # A query past 4,096 characters is refused; a long one is echoed short.
+    r = await call(s, "search", {"query": "word " * 1000}, ok=False)
+    check("at most 4096" in text(r), f"long query: {text(r)}")
+    r = await call(s, "search", {"query": "which editor theme " * 40, "max_tokens": 100})
+    check(len(r.structured_content["query"]) <= 201, f"query echoed whole: {len(r.structured_content['query'])}")
     for bad in [{"query": ""}, {"query": "x", "since": "yesterday-ish"}, {"query": "x", "limit": 0},
                 {"query": "x", "limit": "ten"}, {"query": "x", "kinds": ["bogus"]}, {"query": "x", "max_tokens": 5},
                 {"limit": 3}]:
@@ -272,6 +277,13 @@ async def http_mode(url, token):
                 await call(s, "recall", {"key": 7}, ok=False)
                 r = await call(s, "recall", {"key": "bob-takes-coffee-black"})
                 check("Bob takes his coffee black" in text(r), "recall over HTTP")
+    # Bounds a token holder meets: a body past 1 MiB is refused before it is parsed, and
+    # sessions are capped (last: the cap stays full until they idle out).
+    h = {**good, "Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    big = httpx.post(url, content=b"[" + b"1," * (1 << 20) + b"1]", headers=h, timeout=30)
+    check(big.status_code == 413, f"a 2 MiB body: {big.status_code}")
+    codes = [raw_post(url, good) for _ in range(70)]
+    check(codes.count(503) >= 6 and codes.count(200) <= 64, f"sessions not capped: {codes}")
 
 
 async def two_mode(url_a, url_b, token):

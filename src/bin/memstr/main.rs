@@ -4,6 +4,7 @@ mod args;
 mod cli;
 mod mcp;
 mod output;
+mod relay_guard;
 mod relay_serve;
 
 use std::io::IsTerminal;
@@ -12,10 +13,21 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // Everything memstr creates (stores, exports, the relay's database, the model cache)
+    // is owner-only, whatever the umask it was started with.
+    #[cfg(unix)]
+    // SAFETY: umask only sets this process's file creation mask; no memory is touched.
+    unsafe {
+        libc::umask(0o077);
+    }
     clear_empty_env();
     let args = args::Args::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("MEMSTR_LOG").unwrap_or_else(|_| "warn".into()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("MEMSTR_LOG").unwrap_or_else(|_| {
+            // The relay library reports every client that hangs up without a closing
+            // handshake as an error: routine for a relay, noise in its log.
+            "warn,nostr_relay_builder=off".into()
+        }))
         .with_writer(std::io::stderr)
         // Colour codes only for a person at a terminal: logs and agents read plain text.
         .with_ansi(std::io::stderr().is_terminal())

@@ -8,6 +8,10 @@ use std::collections::HashSet;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::{Path, PathBuf};
 
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::relay_guard::{self, Bounds, Refused};
 use anyhow::{bail, Context, Result};
 use nostr_lmdb::NostrLMDB;
 use nostr_relay_builder::prelude::{
@@ -45,6 +49,18 @@ pub struct ServeArgs {
     /// once, so the default is far above nostr-relay-builder's 60.
     #[arg(long, default_value_t = 100_000, value_name = "N")]
     events_per_minute: u32,
+    /// Connections open at once; one more is closed as soon as it is accepted.
+    #[arg(long, default_value_t = 256, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_connections: u32,
+    /// Connections open at once from one IP address.
+    #[arg(long, default_value_t = 32, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    max_per_address: u32,
+    /// Close a connection that sends nothing for this many seconds (memstr pings every 30).
+    #[arg(long, default_value_t = 120, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    idle_timeout: u64,
+    /// With --auth: close a connection that has not authenticated within this many seconds.
+    #[arg(long, default_value_t = 15, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..))]
+    auth_timeout: u64,
 }
 
 fn parse_key(s: &str) -> Result<PublicKey, String> {
@@ -90,7 +106,9 @@ impl WritePolicy for Limits {
 /// Serves until SIGINT or SIGTERM. `dir` is memstr's directory (for the default database).
 pub async fn run(args: &ServeArgs, dir: &Path) -> Result<()> {
     let data = args.data.clone().unwrap_or_else(|| dir.join("relay"));
+    // Owner-only like memstr's own files (the process umask is 077: src/bin/memstr/main.rs).
     std::fs::create_dir_all(&data).with_context(|| format!("creating {}", data.display()))?;
+    memstr::disk::restrict_dir(&data).with_context(|| format!("making {} private", data.display()))?;
     let database =
         NostrLMDB::open(&data).with_context(|| format!("opening the relay database in {}", data.display()))?;
     let mut builder = RelayBuilder::default()
@@ -102,27 +120,46 @@ pub async fn run(args: &ServeArgs, dir: &Path) -> Result<()> {
             reject_future_seconds: args.reject_future_seconds,
             allow: args.allow.iter().copied().collect(),
         });
-    // Port 0: the builder picks a free one and reports it in its URL (given 0, it reports 0).
-    if args.port != 0 {
-        builder = builder.port(args.port);
-    }
     if args.auth {
         builder = builder.nip42(RelayBuilderNip42 { mode: RelayBuilderNip42Mode::Both });
     }
-    let relay = LocalRelay::new(builder);
-    if let Err(e) = relay.run().await {
-        bail!("cannot listen on {}:{}: {e}", args.bind, args.port);
-    }
+    // The guard listens and hands the relay only connections within its bounds.
+    let listener = match tokio::net::TcpListener::bind((args.bind, args.port)).await {
+        Ok(l) => l,
+        Err(e) => bail!("cannot listen on {}:{}: {e}", args.bind, args.port),
+    };
+    let local = listener.local_addr()?;
+    let relay = LocalRelay::new(builder.max_connections(args.max_connections as usize));
+    let bounds = Bounds {
+        max_connections: args.max_connections as usize,
+        max_per_address: args.max_per_address as usize,
+        idle: Duration::from_secs(args.idle_timeout),
+        auth_wait: args.auth.then(|| Duration::from_secs(args.auth_timeout)),
+        // A message holds one event at most (or a negentropy frame, far smaller).
+        max_message: (args.max_event_bytes.saturating_mul(2) + 4096).max(memstr::sync::MAX_MESSAGE),
+    };
+    let refused = Arc::new(Refused::default());
+    let accepting = tokio::spawn(relay_guard::accept(listener, relay.clone(), bounds, refused.clone()));
     let open = args.allow.is_empty() && !args.auth;
     println!(
-        "memstr relay on {} (events in {}){}",
-        relay.url().await,
+        "memstr relay on ws://{local} (events in {}){}",
         data.display(),
         if open && !args.bind.is_loopback() { "; anyone who reaches it may write: consider --allow" } else { "" }
     );
     crate::mcp::signals().await;
-    // Stops the listener; LMDB has committed every acknowledged event already.
+    accepting.abort();
+    // Ends every connection; LMDB has committed every acknowledged event already.
     relay.shutdown();
+    let r = |c: &std::sync::atomic::AtomicU64| c.load(std::sync::atomic::Ordering::Relaxed);
+    tracing::info!(
+        over_total = r(&refused.over_total),
+        over_address = r(&refused.over_address),
+        bad_handshake = r(&refused.bad_handshake),
+        idle = r(&refused.idle),
+        unauthenticated = r(&refused.unauthenticated),
+        oversized = r(&refused.oversized),
+        "relay stopped; connections turned away"
+    );
     Ok(())
 }
 
