@@ -58,6 +58,10 @@ pub enum Attack {
     /// flooded, forever and as fast as the socket takes them, with fresh foreign-authored
     /// events whose content is `bytes` long.
     LiveFlood { bytes: usize },
+    /// [`Attack::LiveFlood`] on the live subscription (a REQ whose first filter has
+    /// `limit: 0`), while every other REQ (the catch-up reads) waits `stall` before its
+    /// EOSE: the flood comes while the client is still catching up.
+    FloodDuringCatchUp { bytes: usize, stall: Duration },
     /// Serves these event JSON values, as given, to every REQ, then EOSE.
     Serve(Vec<Value>),
     /// Says this text wherever a relay speaks in words: a `NOTICE` on connect, `CLOSED` to
@@ -338,6 +342,19 @@ async fn answer_req(shared: Arc<Shared>, sub: Value, filter: Value, tx: mpsc::Se
                 let msg: Utf8Bytes = event_msg(&sub, &shared.template).into();
                 loop {
                     tx.send(Out::event(msg.clone())).await.ok()?;
+                }
+            }
+            Attack::FloodDuringCatchUp { bytes, stall } => {
+                if filter["limit"].as_u64() != Some(0) {
+                    tokio::time::sleep(*stall).await;
+                    tx.send(eose()).await.ok()?;
+                    return Some(());
+                }
+                tx.send(eose()).await.ok()?;
+                let filler = "x".repeat(*bytes);
+                loop {
+                    let e = foreign_event(now(), &random_d(&mut rng), &filler);
+                    tx.send(Out::event(event_msg(&sub, &e))).await.ok()?;
                 }
             }
             Attack::LiveFlood { bytes } => {

@@ -367,3 +367,31 @@ async fn a_live_flood_is_cut_off_while_the_honest_relay_stays_live() {
     let rejected = a.stats().await.unwrap().rejected.get("foreign_author").copied().unwrap_or(0);
     assert!(rejected > 100, "the flood was counted: {rejected}");
 }
+
+/// The live subscription opens before the catch-up and is read through it: a flood that
+/// starts while the relay stalls the catch-up is counted and cut off by a pull's rules, not
+/// left unread (the old code read it only once the catch-up ended).
+#[tokio::test]
+async fn a_live_flood_during_a_stalled_catch_up_is_counted_and_cut_off_at_once() {
+    let attack = Attack::FloodDuringCatchUp { bytes: 60_000, stall: Duration::from_secs(40) };
+    let hostile = HostileRelay::start(attack).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (a, _) = open_at(dir.path(), 1.79e9).await;
+    a.add_relay(&hostile.url(), false).await.unwrap();
+    let watcher = a.clone();
+    let live = tokio::spawn(async move { watcher.watch(bounded(), tokio::time::sleep(Duration::from_secs(30))).await });
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let rule = loop {
+        if let Some(rule) = misbehaving(&a, &hostile.url()).await {
+            break rule;
+        }
+        assert!(Instant::now() < deadline, "the flood was not cut off within 10 s of a 40 s catch-up stall");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(rule.contains("live subscription"), "{rule}");
+    live.abort();
+    let rejected = a.stats().await.unwrap().rejected.get("foreign_author").copied().unwrap_or(0);
+    assert!(rejected > 100, "the flood was counted: {rejected}");
+    let sent = hostile.stats().bytes_sent;
+    assert!(sent < 64 << 20, "the relay sent {sent} bytes before it was cut off");
+}

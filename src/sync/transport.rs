@@ -131,6 +131,8 @@ pub struct PageCaps {
 struct Routes {
     oks: HashMap<String, oneshot::Sender<Ack>>,
     subs: HashMap<String, mpsc::Sender<SubMsg>>,
+    /// Subscriptions dropped because their consumer fell [`SUB_STALL`] behind.
+    stalled: std::collections::HashSet<String>,
 }
 
 struct Shared {
@@ -415,7 +417,9 @@ impl Shared {
             Ok(_) => {}
             Err(_) => {
                 tracing::debug!(url = %self.url, sub = %id, "subscription queue stalled: dropped");
-                self.routes.lock().expect("routes").subs.remove(&id);
+                let mut routes = self.routes.lock().expect("routes");
+                routes.subs.remove(&id);
+                routes.stalled.insert(id);
             }
         }
     }
@@ -491,6 +495,12 @@ impl Subscription {
     /// The next message; `None` when the connection is gone.
     pub async fn next(&mut self) -> Option<SubMsg> {
         self.rx.recv().await
+    }
+
+    /// Whether the connection dropped this subscription because its messages were not
+    /// taken for [`SUB_STALL`] (the channel then ends after what was queued).
+    pub fn stalled(&self) -> bool {
+        self.shared.routes.lock().expect("routes").stalled.contains(&self.id)
     }
 
     /// Messages already queued, without waiting (at most `max`).

@@ -3,7 +3,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use super::transport::{Connection, SubMsg};
+use super::transport::{Connection, SubMsg, Subscription};
 use super::{RelayReport, RelayUrl, SyncOptions, WatchEvent};
 use crate::clock::system_secs;
 use crate::engine::books::SyncStorage;
@@ -82,13 +82,29 @@ impl<S: SyncStorage> super::Syncer<S> {
         }
         let mut changes = self.changes();
         changes.borrow_and_update();
-        // Live first, so nothing stored between the catch-up read and the REQ is missed.
+        // Live first, so nothing stored between the catch-up read and the REQ is missed;
+        // and read from the start, through the catch-up, by the rules of a pull.
         let mut live = conn.subscribe(vec![self.live_filter(false), self.live_filter(true)])?;
+        let mut meter = LiveMeter::new(opts);
         let info = self.relay_info(url).await?.ok_or_else(|| Error::relay(format!("{url} was removed")))?;
         let mut report = RelayReport::default();
-        tokio::time::timeout(opts.deadline, self.pass(&mut conn, &info, opts, &mut report))
-            .await
-            .map_err(|_| Error::relay(format!("{url}: catching up took over {} s", opts.deadline.as_secs())))??;
+        {
+            let catch_up = tokio::time::timeout(opts.deadline, self.pass(&mut conn, &info, opts, &mut report));
+            tokio::pin!(catch_up);
+            loop {
+                tokio::select! {
+                    done = &mut catch_up => {
+                        done.map_err(|_| Error::relay(format!("{url}: catching up took over {} s", opts.deadline.as_secs())))??;
+                        break;
+                    }
+                    msg = live.next() => {
+                        if !self.on_live(url, msg, &mut live, &mut meter).await? {
+                            return Ok(());
+                        }
+                    }
+                }
+            }
+        }
         if let Some(rule) = &report.misbehaved {
             self.relay_conduct(url, Some(rule)).await?;
         }
@@ -96,34 +112,13 @@ impl<S: SyncStorage> super::Syncer<S> {
         let mut retry = tokio::time::interval(RETRY_EVERY);
         let mut foreign = tokio::time::interval(FOREIGN_WRITES_EVERY);
         let mut version = self.data_version().await?;
-        let mut violations = 0u64;
         loop {
             tokio::select! {
-                msg = live.next() => match msg {
-                    Some(SubMsg::Event(e, _)) => {
-                        // Whatever else is already queued goes into the same transaction.
-                        let mut batch = vec![ingest::parse_value(e)];
-                        for m in live.drain_ready(LIVE_BATCH - 1) {
-                            match m {
-                                SubMsg::Event(e, _) => batch.push(ingest::parse_value(e)),
-                                SubMsg::Closed(reason) => return Err(Error::relay(format!("{url} closed the live subscription: {reason}"))),
-                                _ => {}
-                            }
-                        }
-                        let source = Source::Relay { url: url.to_string(), window: None };
-                        let admitted = self.admit(source, batch).await?;
-                        violations += super::engine::violations(&admitted.report);
-                        if violations > opts.max_violations {
-                            return Err(Error::RelayMisbehaved {
-                                url: url.to_string(),
-                                rule: format!("sent {violations} events that failed checks on a live subscription"),
-                            });
-                        }
+                msg = live.next() => {
+                    if !self.on_live(url, msg, &mut live, &mut meter).await? {
+                        return Ok(());
                     }
-                    Some(SubMsg::Closed(reason)) => return Err(Error::relay(format!("{url} closed the live subscription: {reason}"))),
-                    Some(_) => {}
-                    None => return Ok(()),
-                },
+                }
                 changed = changes.changed() => {
                     if changed.is_err() {
                         return Ok(());
@@ -148,8 +143,109 @@ impl<S: SyncStorage> super::Syncer<S> {
         }
     }
 
+    /// One message of the live subscription (and whatever is queued behind it), through
+    /// the store's door and the meter. `Ok(false)` when the subscription ended cleanly.
+    async fn on_live(
+        &self,
+        url: &RelayUrl,
+        msg: Option<SubMsg>,
+        live: &mut Subscription,
+        meter: &mut LiveMeter,
+    ) -> Result<bool> {
+        let closed = |reason: &str| Error::relay(format!("{url} closed the live subscription: {reason}"));
+        let first = match msg {
+            Some(SubMsg::Event(e, bytes)) => (e, bytes),
+            Some(SubMsg::Closed(reason)) => return Err(closed(&reason)),
+            Some(_) => return Ok(true),
+            None if live.stalled() => {
+                // This side fell behind (a long write elsewhere): reconnect and catch up.
+                return Err(Error::relay(format!("{url}: the live subscription was dropped: memstr fell 10 s behind it")));
+            }
+            None => return Ok(false),
+        };
+        // Whatever else is already queued goes into the same transaction.
+        let mut batch = vec![first];
+        for m in live.drain_ready(LIVE_BATCH - 1) {
+            match m {
+                SubMsg::Event(e, bytes) => batch.push((e, bytes)),
+                SubMsg::Closed(reason) => return Err(closed(&reason)),
+                _ => {}
+            }
+        }
+        meter.read(url, batch.len(), batch.iter().map(|(_, b)| *b as u64).sum())?;
+        let events = batch.into_iter().map(|(e, _)| ingest::parse_value(e)).collect();
+        let source = Source::Relay { url: url.to_string(), window: None };
+        let admitted = self.admit(source, events).await?;
+        meter.checked(url, super::engine::violations(&admitted.report))?;
+        Ok(true)
+    }
+
     async fn push_now(&self, conn: &Connection, opts: &SyncOptions) -> Result<()> {
         let mut report = RelayReport::default();
         self.push(conn, opts, &mut report).await
+    }
+}
+
+/// The caps of a pull, applied to a live subscription: at most `max_events` events and
+/// `max_bytes` bytes in any `deadline` window (a pass may read that much in that time),
+/// and `max_violations` events that fail checks no honest relay fails, over the session.
+struct LiveMeter {
+    max_events: usize,
+    max_bytes: u64,
+    max_violations: u64,
+    window: Duration,
+    started: tokio::time::Instant,
+    events: usize,
+    bytes: u64,
+    violations: u64,
+}
+
+impl LiveMeter {
+    fn new(opts: &SyncOptions) -> Self {
+        LiveMeter {
+            max_events: opts.max_events,
+            max_bytes: opts.max_bytes,
+            max_violations: opts.max_violations,
+            window: opts.deadline,
+            started: tokio::time::Instant::now(),
+            events: 0,
+            bytes: 0,
+            violations: 0,
+        }
+    }
+
+    /// Counts events read, before they are checked.
+    fn read(&mut self, url: &RelayUrl, events: usize, bytes: u64) -> Result<()> {
+        if self.started.elapsed() > self.window {
+            self.started = tokio::time::Instant::now();
+            self.events = 0;
+            self.bytes = 0;
+        }
+        self.events += events;
+        self.bytes += bytes;
+        if self.events > self.max_events || self.bytes > self.max_bytes {
+            return Err(Error::RelayMisbehaved {
+                url: url.to_string(),
+                rule: format!(
+                    "sent {} events ({} bytes) on a live subscription within {} s: more than a pass may read",
+                    self.events,
+                    self.bytes,
+                    self.window.as_secs()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Counts the events the door refused as no honest relay would serve them.
+    fn checked(&mut self, url: &RelayUrl, violations: u64) -> Result<()> {
+        self.violations += violations;
+        if self.violations > self.max_violations {
+            return Err(Error::RelayMisbehaved {
+                url: url.to_string(),
+                rule: format!("sent {} events that failed checks on a live subscription", self.violations),
+            });
+        }
+        Ok(())
     }
 }
