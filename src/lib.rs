@@ -64,4 +64,4 @@ pub use lifecycle::{
 };
 pub use model::{PersonaInput, PersonaQuery};
 pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
-pub use store::{MemoryStore, StoreOptions};
+pub use store::{MemoryStore, StoreOptions, MAX_IMPORT_LINE};

@@ -674,3 +674,38 @@ async fn persona_recall_is_a_read_that_never_waits_for_a_writer() {
     let again = store.persona_peek(PersonaQuery::exact("people", "facts", "alice")).await.unwrap();
     assert_eq!(again[0].access_count, 2, "and they survive closing");
 }
+
+/// Import streams its input: a line past `MAX_IMPORT_LINE` is skipped and counted
+/// `oversized`, a line that is not UTF-8 `malformed_event`, and every valid line around them
+/// is applied (one bad byte used to abort the whole import).
+#[tokio::test]
+async fn import_streams_lines_and_skips_and_counts_bad_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, _) = open_at(dir.path(), T0).await;
+    for i in 0..1200 {
+        source.remember(&format!("k{i}"), &format!("value {i}")).await.unwrap();
+    }
+    let events = source.export_events().await.unwrap();
+    let mut input: Vec<u8> = Vec::new();
+    for (i, e) in events.iter().enumerate() {
+        input.extend_from_slice(e.as_json().as_bytes());
+        input.push(b'\n');
+        match i {
+            10 => input.extend_from_slice(&vec![b'{'; memstr::MAX_IMPORT_LINE + 10]),
+            20 => input.extend_from_slice(b"{\"id\": \"\xff\xfe not utf-8\"}"),
+            30 => input.extend_from_slice(b"   "),
+            _ => continue,
+        }
+        input.push(b'\n');
+    }
+    let other = tempfile::tempdir().unwrap();
+    let (store, _) = open_at(other.path(), T0).await;
+    let mut calls = 0;
+    let r = store.import_reader(std::io::Cursor::new(input), |_| calls += 1).await.unwrap();
+    assert_eq!(r.applied, events.len() as u64, "{r:?}");
+    assert_eq!(r.rejected.get("oversized"), Some(&1), "{r:?}");
+    assert_eq!(r.rejected.get("malformed_event"), Some(&1), "{r:?}");
+    assert!(calls >= 3, "progress after each batch: {calls}");
+    assert_eq!(store.recall("k1199").await.unwrap().unwrap().value, "value 1199");
+    assert_eq!(store.stats().await.unwrap().rejected.get("oversized"), Some(&1), "kept in the statistics");
+}

@@ -8,6 +8,8 @@ mod memories;
 mod options;
 mod transfer;
 
+pub use transfer::MAX_IMPORT_LINE;
+
 use std::fmt;
 use std::path::Path as FsPath;
 use std::sync::Arc;

@@ -32,6 +32,41 @@ impl MemoryStore {
         self.import(events).await
     }
 
+    /// [`MemoryStore::import_json_lines`] streamed from `reader` (a file, standard input),
+    /// a line at a time: memory stays bounded whatever the input's size. A line longer than
+    /// [`MAX_IMPORT_LINE`] is skipped and counted `oversized`, one that is not UTF-8 or not
+    /// an event `malformed_event`; the valid lines around them are imported. Batches of
+    /// events are applied as they are read; `progress(lines)` is called after each.
+    pub async fn import_reader<R>(&self, reader: R, mut progress: impl FnMut(u64) + Send) -> Result<ImportReport>
+    where
+        R: std::io::Read + Send + 'static,
+    {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<std::io::Result<LineBatch>>(2);
+        let reading = tokio::task::spawn_blocking(move || read_lines(reader, tx));
+        let mut report = ImportReport::default();
+        let mut lines = 0;
+        while let Some(batch) = rx.recv().await {
+            let batch = batch.map_err(|source| crate::Error::Io { path: "import input".into(), source })?;
+            lines += batch.lines;
+            if batch.oversized > 0 {
+                let n = batch.oversized;
+                self.engine
+                    .write(move |tx, _| {
+                        for _ in 0..n {
+                            crate::engine::apply::count_rejection(tx, crate::RejectReason::Oversized, None)?;
+                        }
+                        Ok(())
+                    })
+                    .await?;
+                *report.rejected.entry(crate::RejectReason::Oversized.as_str().to_string()).or_default() += n;
+            }
+            report.absorb(self.import(batch.events).await?);
+            progress(lines);
+        }
+        reading.await?;
+        Ok(report)
+    }
+
     /// Events through the one door; what they changed counts toward consolidation.
     async fn import(&self, events: Vec<crate::engine::ingest::Incoming>) -> Result<ImportReport> {
         let report = self.engine.admit_all(Source::Import, events).await?.report;
@@ -197,6 +232,80 @@ mod vectors {
         /// Whether semantic search is on (an embedder was given at open).
         pub fn has_vectors(&self) -> bool {
             self.vectors.is_some()
+        }
+    }
+}
+
+/// Longest line [`MemoryStore::import_reader`] reads, in bytes: twice the largest message a
+/// relay may send (an event memstr accepts is far smaller).
+pub const MAX_IMPORT_LINE: usize = 1 << 20;
+/// A batch is sent on once it holds this many events, or this many bytes of them.
+const IMPORT_BATCH_LINES: usize = 500;
+const IMPORT_BATCH_BYTES: usize = 4 << 20;
+
+/// Lines read and parsed, on their way to the door.
+#[derive(Default)]
+struct LineBatch {
+    events: Vec<crate::engine::ingest::Incoming>,
+    lines: u64,
+    oversized: u64,
+}
+
+/// Reads `reader` line by line (blocking), parses each line as an event and sends batches;
+/// never holds more than one line of [`MAX_IMPORT_LINE`] bytes and the batches in flight.
+fn read_lines<R: std::io::Read>(reader: R, tx: tokio::sync::mpsc::Sender<std::io::Result<LineBatch>>) {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, reader);
+    let mut batch = LineBatch::default();
+    let mut bytes = 0usize;
+    let mut line: Vec<u8> = Vec::new();
+    let mut too_long = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                let _ = tx.blocking_send(Err(e));
+                return;
+            }
+        };
+        let eof = buf.is_empty();
+        let (chunk, ended) = match buf.iter().position(|&b| b == b'\n') {
+            Some(at) => (&buf[..at], true),
+            None => (buf, eof),
+        };
+        if !too_long {
+            if line.len() + chunk.len() > MAX_IMPORT_LINE {
+                too_long = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let used = chunk.len() + usize::from(ended && !eof);
+        reader.consume(used);
+        if !ended {
+            continue;
+        }
+        if too_long {
+            batch.oversized += 1;
+            batch.lines += 1;
+        } else if !line.iter().all(u8::is_ascii_whitespace) {
+            batch.lines += 1;
+            bytes += line.len();
+            let event = std::str::from_utf8(&line).ok().and_then(|l| Event::from_json(l.trim()).ok());
+            batch.events.push(event);
+        }
+        too_long = false;
+        line.clear();
+        if batch.events.len() >= IMPORT_BATCH_LINES || bytes >= IMPORT_BATCH_BYTES || (eof && batch.lines > 0) {
+            if tx.blocking_send(Ok(std::mem::take(&mut batch))).is_err() {
+                return;
+            }
+            bytes = 0;
+        }
+        if eof {
+            return;
         }
     }
 }

@@ -159,7 +159,9 @@ impl<S: SyncStorage> super::Syncer<S> {
             Some(_) => return Ok(true),
             None if live.stalled() => {
                 // This side fell behind (a long write elsewhere): reconnect and catch up.
-                return Err(Error::relay(format!("{url}: the live subscription was dropped: memstr fell 10 s behind it")));
+                return Err(Error::relay(format!(
+                    "{url}: the live subscription was dropped: memstr fell 10 s behind it"
+                )));
             }
             None => return Ok(false),
         };

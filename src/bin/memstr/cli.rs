@@ -231,15 +231,14 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
         }
         Command::Import { file, .. } => {
-            let text = match file {
-                Some(path) => std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?,
-                None => {
-                    let mut s = String::new();
-                    std::io::stdin().read_to_string(&mut s).context("reading standard input")?;
-                    s
+            let input: Box<dyn std::io::Read + Send> = match file {
+                Some(path) => {
+                    Box::new(std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?)
                 }
+                None => Box::new(std::io::stdin()),
             };
-            let report = store.import_json_lines(&text).await?;
+            let progress = crate::output::import_progress(out);
+            let report = store.import_reader(input, progress).await?;
             out.import(&report);
             let rejected = report.rejected_total();
             let accepted =

@@ -509,6 +509,20 @@ pub fn embed_progress(out: &Out) -> impl FnMut(usize, usize) + Send {
     }
 }
 
+/// Lines read by `memstr import`, on stderr at a terminal, every 10,000 lines.
+pub fn import_progress(out: &Out) -> impl FnMut(u64) + Send {
+    let shown = !out.json && std::io::stderr().is_terminal();
+    let mut next = 10_000;
+    move |lines: u64| {
+        if shown && lines >= next {
+            next = lines + 10_000;
+            let mut err = std::io::stderr();
+            let _ = write!(err, "\rimporting: {lines} lines read");
+            let _ = err.flush();
+        }
+    }
+}
+
 /// A one-line progress display on a terminal, when there is much to move.
 pub fn progress(out: &Out) -> Option<ProgressFn> {
     if out.json || !std::io::stderr().is_terminal() {
