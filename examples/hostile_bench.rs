@@ -21,8 +21,16 @@ use hostile_relay::{Attack, HostileRelay};
 use memstr::sync::SyncOptions;
 use memstr::{Identity, MemoryStore, StoreOptions};
 
-const ATTACKS: [&str; 7] =
-    ["endless-pages", "ignores-until", "min-timestamp", "endless-negentropy", "stuck", "huge-events", "live-flood"];
+const ATTACKS: [&str; 8] = [
+    "endless-pages",
+    "ignores-until",
+    "min-timestamp",
+    "endless-negentropy",
+    "stuck",
+    "huge-events",
+    "live-flood",
+    "flood-during-catch-up",
+];
 
 fn attack(name: &str) -> Attack {
     match name {
@@ -33,6 +41,7 @@ fn attack(name: &str) -> Attack {
         "stuck" => Attack::Stuck { every: Duration::from_secs(2) },
         "huge-events" => Attack::HugeEvents { bytes: 3 << 20 },
         "live-flood" => Attack::LiveFlood { bytes: 60_000 },
+        "flood-during-catch-up" => Attack::FloodDuringCatchUp { bytes: 60_000, stall: Duration::from_secs(600) },
         other => panic!("unknown attack {other}"),
     }
 }
@@ -58,7 +67,7 @@ async fn run_one(name: &str, seconds: u64, junk_cap: bool) {
         opts.max_violations = u64::MAX;
     }
     let started = Instant::now();
-    let summary = if name == "live-flood" {
+    let summary = if name == "live-flood" || name == "flood-during-catch-up" {
         store.watch(opts, tokio::time::sleep(Duration::from_secs(seconds))).await.unwrap();
         let r = store.relays().await.unwrap().remove(0);
         format!("misbehaving: {:?}", r.misbehaving)

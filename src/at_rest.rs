@@ -228,10 +228,6 @@ pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool, reseal_inde
         return Err(Error::Io { path: db.into(), source: std::io::ErrorKind::NotFound.into() });
     };
     let keys = StoreKeys::derive(identity).map_err(problem)?;
-    if encrypted == encrypt {
-        set_marker(db, encrypt)?;
-        return Ok(false);
-    }
     let dbe = Error::db(db);
     let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(Error::db(db))?;
@@ -239,6 +235,14 @@ pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool, reseal_inde
         keys.apply(&conn, db)?;
     } else {
         check_opens(&conn, db)?;
+    }
+    if encrypted == encrypt {
+        // Nothing to do, but only for the store's own key: another is refused as it would
+        // be by a migration.
+        owner_check(&conn, db, identity)?;
+        drop(conn);
+        set_marker(db, encrypt)?;
+        return Ok(false);
     }
     conn.busy_timeout(std::time::Duration::from_secs(2)).map_err(Error::db(db))?;
     // This connection alone from here on: an exclusive lock, held until it closes, so no
@@ -252,16 +256,7 @@ pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool, reseal_inde
         }
     }
     locked.map_err(Error::db(db))?;
-    let pubkey: Option<String> = rusqlite::OptionalExtension::optional(conn.query_row(
-        "SELECT value FROM meta WHERE name = 'pubkey'",
-        [],
-        |r| r.get(0),
-    ))
-    .map_err(Error::db(db))?;
-    let given = identity.public_key().to_hex();
-    if let Some(pk) = pubkey.filter(|pk| *pk != given) {
-        return Err(Error::WrongKey { path: db.into(), store_pubkey: pk, given_pubkey: given });
-    }
+    owner_check(&conn, db, identity)?;
     let (busy, _, _): (i64, i64, i64) = conn
         .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .map_err(Error::db(db))?;
@@ -314,6 +309,22 @@ pub(crate) fn migrate(db: &Path, identity: &Identity, encrypt: bool, reseal_inde
     }
     set_marker(db, encrypt)?;
     Ok(true)
+}
+
+/// The store at `db` belongs to `identity` (its `pubkey` row, when it has one).
+#[cfg(feature = "encryption")]
+fn owner_check(conn: &rusqlite::Connection, db: &Path, identity: &Identity) -> Result<()> {
+    let pubkey: Option<String> = rusqlite::OptionalExtension::optional(conn.query_row(
+        "SELECT value FROM meta WHERE name = 'pubkey'",
+        [],
+        |r| r.get(0),
+    ))
+    .map_err(Error::db(db))?;
+    let given = identity.public_key().to_hex();
+    if let Some(pk) = pubkey.filter(|pk| *pk != given) {
+        return Err(Error::WrongKey { path: db.into(), store_pubkey: pk, given_pubkey: given });
+    }
+    Ok(())
 }
 
 #[cfg(not(feature = "encryption"))]
