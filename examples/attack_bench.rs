@@ -296,7 +296,8 @@ fn import_attack() {
     for i in 0..3 {
         assert!(run(&["remember", &format!("k{i}"), "a valid line"]).status.success());
     }
-    let export = run(&["export"]).stdout;
+    let export = run(&["export", "--events"]).stdout;
+    assert!(!export.is_empty(), "export printed nothing");
     let file = dir.path().join("attack.jsonl");
     {
         let mut f = std::io::BufWriter::new(std::fs::File::create(&file).unwrap());
