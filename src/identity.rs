@@ -74,6 +74,26 @@ impl Identity {
         Ok(Identity { keys: Keys::new(sk) })
     }
 
+    /// A key carried from another device, as `memstr key export` prints it: an
+    /// `ncryptsec1...` (decrypted with `password`), an `nsec1...`, or 64 hex digits.
+    /// Errors never repeat the input. [`Identity::needs_password`] tells whether `text`
+    /// wants a password.
+    pub fn import(text: &str, password: Option<&str>) -> Result<Self> {
+        let text = text.trim();
+        if Self::needs_password(text) {
+            let Some(password) = password else {
+                return Err(Error::identity("an ncryptsec key needs its password"));
+            };
+            return Self::from_ncryptsec(text, password);
+        }
+        Self::from_secret(text)
+    }
+
+    /// Whether `text` is a NIP-49 `ncryptsec1...` (encrypted with a password).
+    pub fn needs_password(text: &str) -> bool {
+        text.trim().starts_with("ncryptsec1")
+    }
+
     /// Encrypts the secret as NIP-49 with scrypt cost `log_n`.
     pub fn to_ncryptsec(&self, password: &str, log_n: u8) -> Result<String> {
         let enc = EncryptedSecretKey::new(self.keys.secret_key(), password, log_n, KeySecurity::Medium)
@@ -174,6 +194,23 @@ mod tests {
         assert!(!e.contains("notreallyakey"), "{e}");
         let e = Identity::from_secret("zz").unwrap_err().to_string();
         assert!(e.contains("64 hex digits"), "{e}");
+    }
+
+    #[test]
+    fn import_takes_ncryptsec_nsec_and_hex_and_never_echoes_them() {
+        let id = Identity::generate();
+        let enc = id.to_ncryptsec("pw", 4).unwrap();
+        assert_eq!(Identity::import(&enc, Some("pw")).unwrap().npub(), id.npub());
+        assert!(Identity::needs_password(&format!("  {enc}\n")));
+        let err = Identity::import(&enc, None).unwrap_err().to_string();
+        assert!(err.contains("password") && !err.contains(&enc), "{err}");
+        let err = Identity::import(&enc, Some("wrong")).unwrap_err().to_string();
+        assert!(err.contains("wrong password") && !err.contains(&enc), "{err}");
+        assert_eq!(Identity::import(&id.reveal_nsec(), None).unwrap().npub(), id.npub());
+        let hex = id.keys().secret_key().to_secret_hex();
+        assert_eq!(Identity::import(&format!("{hex}\n"), None).unwrap().npub(), id.npub());
+        let err = Identity::import("nsec1garbage", None).unwrap_err().to_string();
+        assert!(!err.contains("garbage"), "{err}");
     }
 
     #[test]

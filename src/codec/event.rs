@@ -37,6 +37,8 @@ pub enum Decoded {
         /// d tags of our replaceable events to delete, taken from `a` tags.
         d_tags: Vec<String>,
     },
+    /// Our private relay list (NIP-37): the relays to merge into this device's list.
+    RelayList(Vec<super::RelayEntry>),
 }
 
 /// Signs and checks events for one identity.
@@ -60,6 +62,14 @@ impl Codec {
     pub fn new(keys: Keys, mode: DTagMode) -> Result<Self> {
         let cipher = Cipher::new(keys.secret_key(), &keys.public_key())?;
         Ok(Codec { keys, cipher, mode })
+    }
+
+    pub(super) fn cipher(&self) -> &Cipher {
+        &self.cipher
+    }
+
+    pub(super) fn keys(&self) -> &Keys {
+        &self.keys
     }
 
     /// Our public key.
@@ -156,6 +166,7 @@ impl Codec {
             KIND_APP_DATA => self.decode_app_data(event),
             KIND_DELETION => Ok(self.decode_deletion(event)),
             KIND_DM => self.decode_dm(event),
+            super::KIND_PRIVATE_RELAYS => self.decode_relay_list(event).map(Decoded::RelayList),
             _ => Err(RejectReason::UnsupportedKind),
         }
     }

@@ -7,12 +7,14 @@ mod crypto;
 mod dtag;
 mod event;
 mod payload;
+pub mod relay_list;
 
 pub use crypto::{Cipher, DecryptError};
 pub(crate) use dtag::PLAIN_PATH_SQL;
 pub use dtag::{format_py_float, names_plain_path, DTagMode, Path, PathError, RecordKind};
 pub use event::{Codec, Decoded, MAX_EVENT_BYTES};
 pub use payload::{Embedding, Payload, Tombstone};
+pub use relay_list::{merge_into, RelayEntry, KIND_PRIVATE_RELAYS, KIND_PUBLIC_RELAYS, MAX_LIST_ENTRIES};
 
 /// Kind 30078: NIP-78 application-specific data (all memories).
 pub const KIND_APP_DATA: u16 = 30078;

@@ -82,6 +82,7 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
     }
     let created_at = event.created_at.as_secs() as i64;
     match decoded {
+        Decoded::RelayList(entries) => super::relay_list::apply(tx, codec, event, entries),
         Decoded::Deletion { ids, d_tags } => {
             insert_event(tx, &id, KIND_DELETION as i64, created_at, &event.as_json())?;
             for target in ids {

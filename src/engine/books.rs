@@ -45,8 +45,12 @@ pub struct RelayInfo {
 impl Engine {
     /// Adds a relay (persisted). `allow_insecure` admits `ws://` to non-loopback hosts.
     pub(crate) async fn add_relay(self: &Arc<Self>, url: String) -> Result<()> {
-        self.write(move |tx, _| {
-            tx.execute("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)", params![url, now_secs()])?;
+        self.write(move |tx, engine| {
+            let n = tx.execute("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)", params![url, now_secs()])?;
+            // The agent's relay list follows, so other devices find this relay.
+            if n > 0 {
+                super::relay_list::local_change(tx, engine, &url, true)?;
+            }
             Ok(())
         })
         .await?;
@@ -55,23 +59,64 @@ impl Engine {
 
     /// Removes a relay; returns whether it was configured.
     pub(crate) async fn remove_relay(self: &Arc<Self>, url: String) -> Result<bool> {
-        self.write(move |tx, _| {
-            let n = tx.execute("DELETE FROM relays WHERE url = ?1", [url])?;
+        self.write(move |tx, engine| {
+            let n = tx.execute("DELETE FROM relays WHERE url = ?1", [&url])?;
             prune_outbox(tx)?;
+            if n > 0 {
+                super::relay_list::local_change(tx, engine, &url, false)?;
+            }
             Ok(n > 0)
         })
         .await
     }
 
+    /// Relays of the agent's list not configured here: those to add (in use there, not
+    /// removed here since) and those to drop (removed there after they were added here).
+    pub(crate) async fn relay_list_delta(self: &Arc<Self>) -> Result<(Vec<String>, Vec<String>)> {
+        self.read(|conn, _| {
+            let list = super::relay_list::entries(conn)?;
+            let mut stmt = conn.prepare("SELECT url FROM relays")?;
+            let here: Vec<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+            let add = list.iter().filter(|e| e.live() && !here.contains(&e.url)).map(|e| e.url.clone()).collect();
+            let drop = list.iter().filter(|e| !e.live() && here.contains(&e.url)).map(|e| e.url.clone()).collect();
+            Ok((add, drop))
+        })
+        .await
+    }
+
+    /// Adds or removes a relay as the agent's list says, without signing a new list.
+    pub(crate) async fn follow_relay_list(self: &Arc<Self>, add: Vec<String>, drop: Vec<String>) -> Result<()> {
+        self.write(move |tx, _| {
+            for url in &add {
+                tx.execute("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)", params![url, now_secs()])?;
+            }
+            for url in &drop {
+                tx.execute("DELETE FROM relays WHERE url = ?1", [url])?;
+            }
+            prune_outbox(tx)?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Signs the agent's relay list when it differs from the newest signed one (a store
+    /// from before lists were kept has none yet).
+    pub(crate) async fn sign_relay_list(self: &Arc<Self>) -> Result<()> {
+        self.write(|tx, engine| super::relay_list::republish_if_changed(tx, engine.codec())).await
+    }
+
     /// The configured relays and their state.
     pub(crate) async fn relays(self: &Arc<Self>) -> Result<Vec<RelayInfo>> {
-        self.read(|conn, _| {
-            let total: i64 = conn.query_row("SELECT count(*) FROM events", [], |r| r.get(0))?;
-            let mut stmt = conn.prepare(
+        self.read(|conn, engine| {
+            // The push's own count: what it would send this relay (status agrees).
+            let mut stmt = conn.prepare(&format!(
                 "SELECT r.url, r.added_at, r.checkpoint, r.last_sync, r.last_full, r.last_error, r.negentropy,
-                        (SELECT count(*) FROM acks a WHERE a.relay = r.url), r.misbehaving, r.backoff_until
+                        (SELECT count(*) FROM events e WHERE NOT EXISTS
+                            (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = r.url) AND {}),
+                        r.misbehaving, r.backoff_until
                  FROM relays r ORDER BY r.url",
-            )?;
+                pushable(engine)
+            ))?;
             let rows = stmt.query_map([], |r| {
                 Ok(RelayInfo {
                     url: r.get(0)?,
@@ -81,7 +126,7 @@ impl Engine {
                     last_full: r.get(4)?,
                     last_error: r.get(5)?,
                     negentropy: r.get::<_, Option<i64>>(6)?.map(|n| n != 0),
-                    pending: (total - r.get::<_, i64>(7)?).max(0) as u64,
+                    pending: r.get::<_, i64>(7)?.max(0) as u64,
                     misbehaving: r.get(8)?,
                     backoff_until: r.get(9)?,
                 })
@@ -361,6 +406,12 @@ pub(crate) trait SyncStorage: Clone + Send + Sync + 'static {
     fn set_negentropy(&self, relay: &str, supported: bool) -> impl Future<Output = Result<()>> + Send;
     /// Events from a relay through the one door.
     fn admit(&self, source: Source, events: Vec<Incoming>) -> impl Future<Output = Result<Admitted>> + Send;
+    /// The agent's relay list against the configured relays: `(to add, to drop)`.
+    fn relay_list_delta(&self) -> impl Future<Output = Result<(Vec<String>, Vec<String>)>> + Send;
+    /// Configures and drops relays as the list says (already checked against its bounds).
+    fn follow_relay_list(&self, add: Vec<String>, drop: Vec<String>) -> impl Future<Output = Result<()>> + Send;
+    /// Signs the relay list when it changed since it was last signed.
+    fn sign_relay_list(&self) -> impl Future<Output = Result<()>> + Send;
 }
 
 /// The store's side of sync: the engine and when accesses are signed.
@@ -438,5 +489,14 @@ impl SyncStorage for Books {
             (self.on_change)();
         }
         Ok(admitted)
+    }
+    async fn relay_list_delta(&self) -> Result<(Vec<String>, Vec<String>)> {
+        self.engine.relay_list_delta().await
+    }
+    async fn follow_relay_list(&self, add: Vec<String>, drop: Vec<String>) -> Result<()> {
+        self.engine.follow_relay_list(add, drop).await
+    }
+    async fn sign_relay_list(&self) -> Result<()> {
+        self.engine.sign_relay_list().await
     }
 }

@@ -159,7 +159,7 @@ fn relay_books(
     let id = event.id.to_hex();
     let path = match decoded {
         Decoded::Record { path, .. } => Some(path.to_d()),
-        Decoded::Deletion { .. } => None,
+        Decoded::Deletion { .. } | Decoded::RelayList(_) => None,
     };
     match (outcome, path) {
         (Outcome::Applied | Outcome::Duplicate, _) => {

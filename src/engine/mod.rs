@@ -16,6 +16,7 @@ pub(crate) mod kinds;
 mod open;
 pub(crate) mod records;
 pub(crate) mod refs;
+pub(crate) mod relay_list;
 mod schema;
 pub(crate) mod vectors;
 pub(crate) mod write;

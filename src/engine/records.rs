@@ -511,12 +511,16 @@ pub(crate) fn stats(conn: &Connection, engine: &Engine) -> Result<StoreStats> {
         introspection: per_kind(RecordKind::Introspection)?,
         deleted: count("SELECT count(*) FROM records WHERE deleted = 1")?,
         events: count("SELECT count(*) FROM events")?,
-        outbox: if blinded {
+        // Events some relay has not acknowledged, counted as the push counts them (so
+        // `status` agrees with `relay list`); with no relay yet, the queue written here.
+        outbox: {
+            let pushable = if blinded { format!("NOT {PLAIN_PATH_SQL}") } else { "1".to_string() };
             count(&format!(
-                "SELECT count(*) FROM outbox o JOIN events e ON e.id = o.event_id WHERE NOT {PLAIN_PATH_SQL}"
+                "SELECT CASE WHEN EXISTS (SELECT 1 FROM relays)
+                    THEN (SELECT count(*) FROM events e WHERE {pushable} AND EXISTS (SELECT 1 FROM relays r
+                          WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = r.url)))
+                    ELSE (SELECT count(*) FROM outbox o JOIN events e ON e.id = o.event_id WHERE {pushable}) END"
             ))?
-        } else {
-            count("SELECT count(*) FROM outbox")?
         },
         unsigned_accesses: count("SELECT count(*) FROM records WHERE dirty = 1")?,
         rejected,

@@ -151,6 +151,16 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE records ADD COLUMN dirty_at INTEGER;
     UPDATE records SET dirty_at = unixepoch() WHERE dirty = 1;
     "#,
+    // 8: the agent's relay list (NIP-37), merged across devices: each relay ever listed,
+    // with its last add and its last removal (0: never removed).
+    r#"
+    CREATE TABLE relay_list (
+        url        TEXT PRIMARY KEY,
+        added_at   INTEGER NOT NULL,
+        removed_at INTEGER NOT NULL DEFAULT 0
+    ) STRICT;
+    INSERT INTO relay_list (url, added_at) SELECT url, added_at FROM relays;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -139,6 +139,46 @@ impl MemoryStore {
     }
 
     #[cfg(feature = "sync")]
+    /// Reads the agent's private relay list (NIP-37) from `bootstrap` relays (none given:
+    /// [`crate::sync::bootstrap_relays`]) and configures the relays it names, within the
+    /// bounds of [`crate::sync::discover`]; then [`MemoryStore::sync`] gets the memories.
+    /// A bootstrap relay on a loopback or private address (or `allow_private`) lets the list
+    /// name such relays too.
+    pub async fn discover_relays(
+        &self,
+        bootstrap: &[String],
+        opts: &SyncOptions,
+        allow_private: bool,
+    ) -> Result<crate::sync::ListReport> {
+        let urls = crate::sync::bootstrap_relays(bootstrap)
+            .iter()
+            .map(|u| RelayUrl::parse(u, false))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        self.syncer().discover(&urls, opts, allow_private).await
+    }
+
+    #[cfg(feature = "sync")]
+    /// Publishes the relay list in public too (NIP-65, kind 10002: anyone learns where
+    /// this key's events are), or stops (`false`, the default). The private list (NIP-37)
+    /// is always kept.
+    pub async fn set_public_relay_list(&self, on: bool) -> Result<()> {
+        self.engine
+            .write(move |tx, engine| {
+                tx.execute(
+                    "INSERT INTO meta (name, value) VALUES ('public_relay_list', ?1)
+                     ON CONFLICT(name) DO UPDATE SET value = ?1",
+                    [if on { "1" } else { "0" }],
+                )?;
+                if on {
+                    // Signed again now, with the public list beside it.
+                    tx.execute("DELETE FROM events WHERE kind = ?1", [crate::codec::KIND_PRIVATE_RELAYS])?;
+                }
+                crate::engine::relay_list::republish_if_changed(tx, engine.codec())
+            })
+            .await
+    }
+
+    #[cfg(feature = "sync")]
     /// Removes a relay; returns whether it was configured.
     pub async fn remove_relay(&self, url: &str) -> Result<bool> {
         let url = RelayUrl::parse(url, true)?;

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::transport::{AuthSigner, Connection, PageCaps, TransportError};
 use super::{RelayReport, RelayUrl, SyncOptions};
 use crate::clock::system_secs;
-use crate::codec::{KIND_APP_DATA, KIND_DELETION, KIND_DM};
+use crate::codec::{KIND_APP_DATA, KIND_DELETION, KIND_DM, KIND_PRIVATE_RELAYS};
 use crate::engine::books::RelayInfo;
 use crate::engine::books::SyncStorage;
 use crate::engine::ingest::{self, Source};
@@ -122,9 +122,22 @@ impl<S: SyncStorage> super::Syncer<S> {
     /// and backed off. The others carry on.
     pub async fn sync(&self, opts: &SyncOptions) -> Result<Vec<RelayReport>> {
         self.flush_accesses_if_due().await?;
+        self.sign_relay_list().await?;
         let relays = self.relays().await?;
         let passes = relays.into_iter().map(|info| self.sync_relay(info, opts));
-        Ok(futures_util::future::join_all(passes).await)
+        let mut reports = futures_util::future::join_all(passes).await;
+        // The agent's list, merged from what the passes read, may name relays this device
+        // lacks (added on another device): they are configured and synced now.
+        let mut list = super::ListReport::default();
+        self.follow_list(false, &mut list).await?;
+        for (url, why) in &list.skipped {
+            tracing::warn!(relay = %url, "the agent's relay list names a relay not configured: {why}");
+        }
+        let added: Vec<RelayInfo> =
+            self.relays().await?.into_iter().filter(|r| list.added.contains(&r.url)).collect();
+        let passes = added.into_iter().map(|info| self.sync_relay(info, opts));
+        reports.extend(futures_util::future::join_all(passes).await);
+        Ok(reports)
     }
 
     async fn sync_relay(&self, info: RelayInfo, opts: &SyncOptions) -> RelayReport {
@@ -256,7 +269,7 @@ impl<S: SyncStorage> super::Syncer<S> {
     }
 
     fn app_filter(&self, since: Option<i64>, until: Option<i64>, limit: Option<usize>) -> Value {
-        let mut f = json!({"authors": [self.public_key().to_hex()], "kinds": [KIND_APP_DATA, KIND_DELETION]});
+        let mut f = json!({"authors": [self.public_key().to_hex()], "kinds": [KIND_APP_DATA, KIND_DELETION, KIND_PRIVATE_RELAYS]});
         set_bounds(&mut f, since, until, limit);
         f
     }
@@ -383,7 +396,7 @@ impl<S: SyncStorage> super::Syncer<S> {
         let url = conn.url().clone();
         let opts = budget.opts;
         for (kinds, filter) in [
-            (vec![KIND_APP_DATA, KIND_DELETION], self.app_filter(None, None, None)),
+            (vec![KIND_APP_DATA, KIND_DELETION, KIND_PRIVATE_RELAYS], self.app_filter(None, None, None)),
             (vec![KIND_DM], self.dm_filter(None, None, None)),
         ] {
             let items = self.event_items(kinds).await?;
@@ -445,6 +458,11 @@ impl<S: SyncStorage> super::Syncer<S> {
                 if ack.accepted || ack.message.starts_with("duplicate:") {
                     acked.push(e.id.to_hex());
                 } else {
+                    // A refusal that can never change settles the event for this relay:
+                    // reported once, never pending again.
+                    if is_final_refusal(&ack.message) {
+                        acked.push(e.id.to_hex());
+                    }
                     report.refused.push((e.id.to_hex(), ack.message));
                 }
             }
@@ -457,6 +475,16 @@ impl<S: SyncStorage> super::Syncer<S> {
         }
         Ok(())
     }
+}
+
+/// Whether a relay's refusal is final: it already holds the event's deletion, or a newer
+/// version of it. Rate limits, authentication and other refusals are retried.
+pub(crate) fn is_final_refusal(message: &str) -> bool {
+    let m = message.to_ascii_lowercase();
+    m.starts_with("duplicate:")
+        || (m.starts_with("blocked:") && m.contains("deleted"))
+        || m.contains("newer")
+        || m.contains("already have a more recent")
 }
 
 fn set_bounds(f: &mut Value, since: Option<i64>, until: Option<i64>, limit: Option<usize>) {

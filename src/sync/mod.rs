@@ -6,6 +6,7 @@
 //! has not acknowledged with `OK true`. Writes never wait for any of this. See
 //! `docs/sync.md` for the rules.
 
+pub mod discover;
 mod engine;
 pub mod transport;
 mod url;
@@ -17,6 +18,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 pub use transport::{TransportError, MAX_MESSAGE};
+pub use discover::{bootstrap_relays, ListReport, DEFAULT_BOOTSTRAP, MAX_LIST_RELAYS};
 pub use url::{RelayUrl, RelayUrlError};
 
 use crate::ImportReport;

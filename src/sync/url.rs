@@ -51,6 +51,26 @@ impl RelayUrl {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Whether its host is on this machine or a private network: loopback, `localhost`,
+    /// `.local`/`.internal` names, RFC 1918, link-local and unique-local addresses.
+    pub fn is_private(&self) -> bool {
+        let rest = self.0.split_once("://").map_or("", |(_, r)| r);
+        let authority = rest.split('/').next().unwrap_or("");
+        let Some(host) = host_of(authority) else { return false };
+        if is_loopback(&host) || [".localhost", ".local", ".internal", ".lan", ".home.arpa"].iter().any(|s| host.ends_with(s)) {
+            return true;
+        }
+        match host.parse::<IpAddr>() {
+            Ok(IpAddr::V4(ip)) => ip.is_private() || ip.is_link_local() || ip.is_unspecified() || ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1]),
+            Ok(IpAddr::V6(ip)) => {
+                let s = ip.segments()[0];
+                ip.is_unspecified() || (s & 0xfe00) == 0xfc00 || (s & 0xffc0) == 0xfe80
+                    || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_private() || v4.is_loopback() || v4.is_link_local())
+            }
+            Err(_) => false,
+        }
+    }
 }
 
 impl std::ops::Deref for RelayUrl {
@@ -105,6 +125,17 @@ mod tests {
         assert!(matches!(RelayUrl::parse("ws://relay.example.com", false), Err(RelayUrlError::Insecure(_))));
         assert!(matches!(RelayUrl::parse("ws://10.0.0.1", false), Err(RelayUrlError::Insecure(_))));
         assert!(RelayUrl::parse("ws://relay.example.com", true).is_ok());
+    }
+
+    #[test]
+    fn private_addresses_are_told_apart() {
+        for private in ["ws://127.0.0.1:7", "ws://localhost", "wss://10.1.2.3", "wss://192.168.1.9:7777", "wss://172.20.0.1",
+            "wss://169.254.1.1", "wss://[fd00::1]", "wss://[fe80::1]", "wss://nas.local", "wss://100.64.0.1", "wss://[::ffff:10.0.0.1]"] {
+            assert!(RelayUrl::parse(private, true).unwrap().is_private(), "{private}");
+        }
+        for public in ["wss://relay.example.com", "wss://8.8.8.8", "wss://[2001:db8::1]", "wss://172.32.0.1"] {
+            assert!(!RelayUrl::parse(public, true).unwrap().is_private(), "{public}");
+        }
     }
 
     #[test]

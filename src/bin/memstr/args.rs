@@ -61,12 +61,22 @@ pub(crate) enum Command {
     /// Create a key file (password from MEMSTR_PASSWORD or a prompt) and the store. Every
     /// other command needs a store made by `init`.
     Init {
-        /// Encrypt the key in MEMSTR_NSEC instead of generating a new one.
+        /// Use the key in MEMSTR_NSEC (the default whenever it is set; kept for scripts).
         #[arg(long)]
         from_env: bool,
-        /// With --from-env: create only the store, no key file (the key stays in
-        /// MEMSTR_NSEC, which every command then needs).
-        #[arg(long, requires = "from_env")]
+        /// Use a key carried from another device: an ncryptsec (password from
+        /// MEMSTR_PASSWORD or a prompt), a key file's path, an nsec or hex key, or `-` to
+        /// read it from standard input. `memstr key export` on the first device prints one.
+        #[arg(long, value_name = "KEY", conflicts_with = "from_env")]
+        import: Option<String>,
+        /// Find this key's relays from its private relay list (NIP-37) on these bootstrap
+        /// relays (default: MEMSTR_BOOTSTRAP_RELAYS, else the documented defaults), add
+        /// them and sync: a second device gets every memory back.
+        #[arg(long, value_name = "RELAY", num_args = 0.., value_delimiter = ',')]
+        discover: Option<Vec<String>>,
+        /// With a key from MEMSTR_NSEC or --import: create only the store, no key file (the
+        /// key stays in MEMSTR_NSEC, which every command then needs).
+        #[arg(long)]
         no_key_file: bool,
         /// scrypt cost of the key file (NIP-49 log_n).
         #[arg(long, default_value_t = DEFAULT_LOG_N, value_parser = clap::value_parser!(u8).range(1..=22))]
@@ -83,6 +93,9 @@ pub(crate) enum Command {
     Decrypt,
     /// Print the public key.
     Whoami,
+    /// The agent's key: where it is, and carrying it to another device.
+    #[command(subcommand)]
+    Key(KeyCommand),
     /// Store VALUE under KEY (replacing any previous value).
     Remember {
         /// The memory's name.
@@ -322,8 +335,43 @@ pub(crate) enum RelayCommand {
     },
     /// List relays with their sync state.
     List,
+    /// Find this key's relays from its private relay list (NIP-37, kind 10013) on
+    /// bootstrap relays, add them (bounded: docs/sync.md) and sync.
+    Discover {
+        /// Bootstrap relays to ask [default: MEMSTR_BOOTSTRAP_RELAYS, else the documented
+        /// defaults].
+        relays: Vec<String>,
+        /// Accept relays on loopback or private addresses from the list even when no
+        /// bootstrap relay is on one.
+        #[arg(long)]
+        allow_private: bool,
+    },
+    /// Publish the relay list in public too (NIP-65, kind 10002), or stop (the default:
+    /// only the private, encrypted list).
+    Public {
+        /// on or off.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// Serve a relay on this machine for your devices (events kept on disk; docs/sync.md).
     Serve(crate::relay_serve::ServeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum KeyCommand {
+    /// The public key and where the secret is kept; never the secret.
+    Show,
+    /// Print the key for another device as a NIP-49 ncryptsec: the key file's own (same
+    /// password), or, for a key from MEMSTR_NSEC, encrypted with a new password
+    /// (MEMSTR_PASSWORD or a prompt). `memstr init --import` takes it.
+    Export {
+        /// Print the bare secret (nsec) instead: anyone who sees it owns the memory.
+        #[arg(long)]
+        nsec: bool,
+        /// scrypt cost of a newly encrypted key (NIP-49 log_n).
+        #[arg(long, default_value_t = DEFAULT_LOG_N, value_parser = clap::value_parser!(u8).range(1..=22))]
+        log_n: u8,
+    },
 }
 
 #[derive(Debug, Subcommand)]

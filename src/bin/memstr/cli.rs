@@ -106,36 +106,11 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
 
 pub async fn run(args: Args) -> Result<ExitCode> {
     let out = Out { json: args.json };
-    if let Command::Init { from_env, no_key_file, log_n, encrypt } = &args.command {
-        if *encrypt && !memstr::at_rest::available() {
-            // Before any key file is written.
-            bail!("--encrypt: {}", memstr::EncryptionProblem::FeatureMissing);
-        }
-        let file = args.key_file()?;
-        if file.exists() && !no_key_file {
-            bail!("{} already exists; refusing to replace a key", file.display());
-        }
-        let from_env_key = Identity::from_env()?;
-        let id = match (from_env, from_env_key) {
-            (true, Some(id)) => id,
-            (true, None) => bail!("--from-env: MEMSTR_NSEC is not set"),
-            (false, Some(_)) => bail!(
-                "MEMSTR_NSEC is set: pass --from-env to keep that key in a key file, or unset it to generate a new key"
-            ),
-            (false, None) => Identity::generate(),
-        };
-        // Check an existing store against the key before anything is written.
-        let db = args.dir()?.join("memstr.db");
-        if db.exists() {
-            drop(open(&args, id.clone()).await?);
-        }
-        if !no_key_file {
-            id.save_file(&file, &password(true)?, *log_n)?;
-        }
-        let store = open(&args, id.clone()).await?;
-        let file = (!no_key_file).then_some(file.as_path());
-        out.init(&id, file, store.path(), store.d_tag_mode(), store.is_encrypted());
-        return Ok(ExitCode::SUCCESS);
+    if let Command::Init { from_env, import, discover, no_key_file, log_n, encrypt } = &args.command {
+        return init(&args, &out, (*from_env, import.as_deref(), discover.as_deref(), *no_key_file, *log_n, *encrypt)).await;
+    }
+    if let Command::Key(cmd) = &args.command {
+        return key(&args, &out, cmd);
     }
     if let Command::Model(cmd) = &args.command {
         return model(cmd, &out);
@@ -175,7 +150,7 @@ pub async fn run(args: Args) -> Result<ExitCode> {
 async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCode> {
     let now = store.now();
     match &args.command {
-        Command::Init { .. } | Command::Whoami | Command::Model(_) | Command::Encrypt | Command::Decrypt => {
+        Command::Init { .. } | Command::Key(_) | Command::Whoami | Command::Model(_) | Command::Encrypt | Command::Decrypt => {
             unreachable!("handled before opening the store")
         }
         Command::Remember { key, value, at } => {
@@ -267,18 +242,35 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 out.relay_changed("removed", &normal);
             }
             RelayCommand::List => out.relays(&store.relays().await?),
+            RelayCommand::Discover { relays, allow_private } => {
+                let opts = sync_options(out, false);
+                let report = store.discover_relays(relays, &opts, *allow_private).await?;
+                out.discovered(&report);
+                if store.relays().await?.is_empty() {
+                    bail!("no relay list found for this key: add a relay with `memstr relay add wss://...`");
+                }
+                let reports = store.sync(&opts).await?;
+                out.sync(&reports);
+                if reports.iter().any(|r| r.error.is_some()) {
+                    return Ok(ExitCode::from(3));
+                }
+            }
+            RelayCommand::Public { state } => {
+                let on = state == "on";
+                store.set_public_relay_list(on).await?;
+                out.done(if on {
+                    "the relay list is published in public too (NIP-65): anyone learns where this key's events are"
+                } else {
+                    "the relay list is private (NIP-37) only"
+                });
+            }
             RelayCommand::Serve(_) => unreachable!("served before opening the store"),
         },
         Command::Sync { full, watch } => {
             if store.relays().await?.is_empty() {
                 bail!("no relays: add one with `memstr relay add wss://...`");
             }
-            let opts = memstr::sync::SyncOptions {
-                full: *full,
-                progress: crate::output::progress(out),
-                on_watch: Some(crate::output::watch_events()),
-                ..Default::default()
-            };
+            let opts = sync_options(out, *full);
             if *watch {
                 store
                     .watch(opts, async {
@@ -496,4 +488,151 @@ mod tests {
         undocumented(&super::Args::command(), "memstr", &mut found);
         assert!(found.is_empty(), "positional arguments with no help text: {found:#?}");
     }
+}
+
+fn sync_options(out: &Out, full: bool) -> memstr::sync::SyncOptions {
+    memstr::sync::SyncOptions {
+        full,
+        progress: crate::output::progress(out),
+        on_watch: Some(crate::output::watch_events()),
+        ..Default::default()
+    }
+}
+
+/// Where `init` got its key.
+pub(crate) enum KeyOrigin {
+    New,
+    Imported,
+    Env,
+    File,
+}
+
+/// A key as `--import` takes it: `-` (standard input), a key file's path, or the key
+/// itself (ncryptsec, nsec or hex); an ncryptsec's password from MEMSTR_PASSWORD or a prompt.
+fn import_key(given: &str) -> Result<Identity> {
+    let text = Zeroizing::new(if given == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).context("reading the key from standard input")?;
+        s
+    } else if std::path::Path::new(given).is_file() {
+        std::fs::read_to_string(given).with_context(|| format!("reading {given}"))?
+    } else {
+        given.to_string()
+    });
+    // Never echo what was given: it may be a secret.
+    if Identity::needs_password(&text) {
+        Ok(Identity::import(&text, Some(&password(false)?))?)
+    } else {
+        Ok(Identity::import(&text, None)
+            .context("--import takes an ncryptsec, a key file, an nsec or 64 hex digits, or - for standard input")?)
+    }
+}
+
+/// `memstr init`: the key (imported, from MEMSTR_NSEC, the existing key file, or new), the
+/// key file, the store; with `--discover`, the relays from the key's list and a sync.
+async fn init(
+    args: &Args,
+    out: &Out,
+    (from_env, import, discover, no_key_file, log_n, encrypt): (bool, Option<&str>, Option<&[String]>, bool, u8, bool),
+) -> Result<ExitCode> {
+    if encrypt && !memstr::at_rest::available() {
+        // Before any key file is written.
+        bail!("--encrypt: {}", memstr::EncryptionProblem::FeatureMissing);
+    }
+    let file = args.key_file()?;
+    let env_key = Identity::from_env()?;
+    let (id, origin) = match (import, env_key) {
+        (Some(k), _) => (import_key(k)?, KeyOrigin::Imported),
+        (None, Some(id)) => (id, KeyOrigin::Env),
+        (None, None) if from_env => bail!("--from-env: MEMSTR_NSEC is not set"),
+        (None, None) if file.exists() => (Identity::load_file(&file, &password(false)?)?, KeyOrigin::File),
+        (None, None) if no_key_file => bail!("--no-key-file: give the key in MEMSTR_NSEC or with --import"),
+        (None, None) => (Identity::generate(), KeyOrigin::New),
+    };
+    // A key file already there must hold this key: a key is never replaced.
+    if file.exists() && !no_key_file && !matches!(origin, KeyOrigin::File) {
+        let held = Identity::load_file(&file, &password(false)?)?;
+        if held.public_key() != id.public_key() {
+            bail!(
+                "{} holds key {}, not {}; refusing to replace a key (use another --dir or --key-file)",
+                file.display(),
+                held.npub(),
+                id.npub()
+            );
+        }
+    }
+    // A store already there must be this key's; then init only says so.
+    let db = args.dir()?.join("memstr.db");
+    let existed = db.exists();
+    if existed {
+        match open(args, id.clone()).await {
+            Err(e) => match e.downcast_ref::<memstr::Error>() {
+                Some(memstr::Error::WrongKey { store_pubkey, .. }) => {
+                    let theirs = nostr::PublicKey::from_hex(store_pubkey)
+                        .ok()
+                        .and_then(|p| nostr::nips::nip19::ToBech32::to_bech32(&p).ok())
+                        .unwrap_or_else(|| store_pubkey.clone());
+                    bail!("the store in {} belongs to key {theirs}, not {}; refusing to use it with another key", db.display(), id.npub())
+                }
+                _ => return Err(e),
+            },
+            Ok(store) => drop(store),
+        }
+    }
+    if !no_key_file && !file.exists() {
+        id.save_file(&file, &password(true)?, log_n)?;
+    }
+    let store = open(args, id.clone()).await?;
+    let key_file = (!no_key_file).then_some(file.as_path());
+    out.init(&id, key_file, store.path(), store.d_tag_mode(), store.is_encrypted(), &origin, existed);
+    if let Some(bootstrap) = discover {
+        let opts = sync_options(out, false);
+        let report = store.discover_relays(bootstrap, &opts, false).await?;
+        out.discovered(&report);
+        if store.relays().await?.is_empty() {
+            bail!("no relay list found for this key on {}: add a relay with `memstr relay add wss://...`", memstr::sync::bootstrap_relays(bootstrap).join(", "));
+        }
+        let reports = store.sync(&opts).await?;
+        out.sync(&reports);
+        if reports.iter().any(|r| r.error.is_some()) {
+            return Ok(ExitCode::from(3));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `memstr key show` and `memstr key export`.
+fn key(args: &Args, out: &Out, cmd: &KeyCommand) -> Result<ExitCode> {
+    let file = args.key_file()?;
+    let from_env = Identity::from_env()?;
+    match cmd {
+        KeyCommand::Show => {
+            let id = identity(args)?;
+            let kept = match &from_env {
+                Some(_) => "in MEMSTR_NSEC (the environment)".to_string(),
+                None => format!("in {} (NIP-49, password-protected)", file.display()),
+            };
+            out.key_shown(&id, &kept);
+        }
+        KeyCommand::Export { nsec: true, .. } => {
+            let id = identity(args)?;
+            eprintln!("memstr: warning: this is the bare secret key: anyone who sees it reads and writes this memory");
+            println!("{}", *id.reveal_nsec());
+        }
+        KeyCommand::Export { nsec: false, log_n } => match from_env {
+            // The key file is already an ncryptsec under the store's key password.
+            None if file.exists() => {
+                let text = Zeroizing::new(std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?);
+                // Checked: the password opens it (so the export is usable).
+                Identity::load_file(&file, &password(false)?)?;
+                println!("{}", text.trim());
+            }
+            _ => {
+                let id = identity(args)?;
+                eprintln!("memstr: the export is encrypted with the password you give now (NIP-49)");
+                println!("{}", id.to_ncryptsec(&password(true)?, *log_n)?);
+            }
+        },
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -197,22 +197,76 @@ impl Out {
     }
 
     /// `key_file` is `None` for a store whose key stays in MEMSTR_NSEC (`--no-key-file`).
-    pub fn init(&self, id: &Identity, key_file: Option<&Path>, store: &Path, mode: DTagMode, encrypted: bool) {
+    #[allow(clippy::too_many_arguments)]
+    pub fn init(
+        &self,
+        id: &Identity,
+        key_file: Option<&Path>,
+        store: &Path,
+        mode: DTagMode,
+        encrypted: bool,
+        origin: &crate::cli::KeyOrigin,
+        existed: bool,
+    ) {
+        use crate::cli::KeyOrigin;
+        let key = match origin {
+            KeyOrigin::New => "created key",
+            KeyOrigin::Imported => "imported key",
+            KeyOrigin::Env => "key from MEMSTR_NSEC",
+            KeyOrigin::File => "key from the key file",
+        };
         if self.json {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(),
-                "key_file": key_file, "store": store, "d_tag_mode": mode.as_str(),
-                "relays_see": mode_reveals(mode).trim(), "encrypted": encrypted}));
+                "key_file": key_file, "store": store, "d_tag_mode": mode.as_str(), "key": key,
+                "store_existed": existed, "relays_see": mode_reveals(mode).trim(), "encrypted": encrypted}));
         } else {
             println!(
-                "{} {}\n  key file: {}\n  store:    {}\n  d tags:   {}\n  at rest:  {}\n{}",
-                if key_file.is_some() { "created key" } else { "store for key" },
+                "{key} {}\n  key file: {}\n  store:    {}{}\n  d tags:   {}\n  at rest:  {}\n{}",
                 id.npub(),
                 key_file.map_or("none (the key is read from MEMSTR_NSEC)".into(), |f| f.display().to_string()),
                 store.display(),
+                if existed { " (already there for this key: nothing changed)" } else { "" },
                 mode.as_str(),
                 if encrypted { "encrypted" } else { "plain" },
                 mode_reveals(mode)
             );
+        }
+    }
+
+    /// `memstr key show`: the public key and where the secret is kept.
+    pub fn key_shown(&self, id: &Identity, kept: &str) {
+        if self.json {
+            print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(), "secret_kept": kept}));
+        } else {
+            println!("{}\n  public key (hex): {}\n  secret: {kept}\n  `memstr key export` prints it for another device (encrypted)", id.npub(), id.public_key().to_hex());
+        }
+    }
+
+    /// What reading the agent's relay list found and did.
+    pub fn discovered(&self, r: &memstr::sync::ListReport) {
+        if self.json {
+            print_json(&json!({"asked": r.asked.iter().map(|(u, o)| match o {
+                    Ok(n) => json!({"relay": u, "lists": n}),
+                    Err(e) => json!({"relay": u, "error": e}),
+                }).collect::<Vec<_>>(),
+                "added": r.added, "dropped": r.dropped,
+                "skipped": r.skipped.iter().map(|(u, w)| json!({"relay": u, "why": w})).collect::<Vec<_>>()}));
+            return;
+        }
+        for (u, o) in &r.asked {
+            match o {
+                Ok(n) => eprintln!("{}: {n} relay list(s) read", l(u)),
+                Err(e) => eprintln!("{}: {}", l(u), l(e)),
+            }
+        }
+        for u in &r.added {
+            println!("added {} (from the agent's relay list)", l(u));
+        }
+        for u in &r.dropped {
+            println!("dropped {} (removed on another device)", l(u));
+        }
+        for (u, why) in &r.skipped {
+            println!("skipped {}: {}", l(u), l(why));
         }
     }
 
