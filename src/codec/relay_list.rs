@@ -51,10 +51,13 @@ impl RelayEntry {
 impl Codec {
     /// The signed private relay list (kind 10013) holding `entries`.
     pub fn relay_list_event(&self, entries: &[RelayEntry], created_at: u64) -> Result<Event> {
-        let mut tags: Vec<Value> = entries.iter().filter(|e| e.live()).map(|e| serde_json::json!(["relay", e.url])).collect();
-        tags.extend(entries.iter().map(|e| {
-            serde_json::json!(["memstr", e.url, e.added_at.to_string(), e.removed_at.to_string()])
-        }));
+        let mut tags: Vec<Value> =
+            entries.iter().filter(|e| e.live()).map(|e| serde_json::json!(["relay", e.url])).collect();
+        tags.extend(
+            entries
+                .iter()
+                .map(|e| serde_json::json!(["memstr", e.url, e.added_at.to_string(), e.removed_at.to_string()])),
+        );
         let content = self.cipher().encrypt(&Value::Array(tags).to_string())?;
         EventBuilder::new(Kind::from(KIND_PRIVATE_RELAYS), content)
             .custom_created_at(Timestamp::from(created_at))
@@ -87,7 +90,8 @@ impl Codec {
         let signed = event.created_at.as_secs() as i64;
         let mut entries: Vec<RelayEntry> = Vec::new();
         for tag in tags.iter().take(MAX_LIST_ENTRIES) {
-            let parts: Vec<&str> = tag.as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+            let parts: Vec<&str> =
+                tag.as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
             let entry = match parts.as_slice() {
                 ["relay", url, ..] => RelayEntry::new(*url, signed, 0),
                 ["memstr", url, added, removed, ..] => {

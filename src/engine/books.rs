@@ -46,7 +46,8 @@ impl Engine {
     /// Adds a relay (persisted). `allow_insecure` admits `ws://` to non-loopback hosts.
     pub(crate) async fn add_relay(self: &Arc<Self>, url: String) -> Result<()> {
         self.write(move |tx, engine| {
-            let n = tx.execute("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)", params![url, now_secs()])?;
+            let n =
+                tx.execute("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)", params![url, now_secs()])?;
             // The agent's relay list follows, so other devices find this relay.
             if n > 0 {
                 super::relay_list::local_change(tx, engine, &url, true)?;
@@ -208,6 +209,29 @@ impl Engine {
         .await
     }
 
+    /// Records that `relay` refused these events for good (`(id, its message)`): settled
+    /// for it, never pending again, never sent again by a reconciliation.
+    pub(crate) async fn mark_refused(self: &Arc<Self>, relay: &str, refused: Vec<(String, String)>) -> Result<()> {
+        if refused.is_empty() {
+            return Ok(());
+        }
+        let relay = relay.to_string();
+        self.write(move |tx, _| {
+            let now = now_secs();
+            let mut insert = tx.prepare_cached(
+                "INSERT OR IGNORE INTO acks (event_id, relay, acked_at, refused)
+                 SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
+            )?;
+            for (id, why) in &refused {
+                insert.execute(params![id, relay, now, why])?;
+            }
+            let ids: Vec<String> = refused.into_iter().map(|(id, _)| id).collect();
+            prune_outbox_ids(tx, &ids)?;
+            Ok(())
+        })
+        .await
+    }
+
     /// Notes a completed read of `relay` up to `checkpoint` (which may be earlier than the
     /// last one: a checkpoint poisoned by a relay's dates comes back).
     pub(crate) async fn relay_synced(self: &Arc<Self>, relay: &str, checkpoint: i64, full: bool) -> Result<()> {
@@ -285,7 +309,7 @@ impl Engine {
                 tx.execute("INSERT OR IGNORE INTO temp.served (id) VALUES (?1)", [id])?;
             }
             let n = tx.execute(
-                "DELETE FROM acks WHERE relay = ?1 AND event_id NOT IN (SELECT id FROM temp.served)",
+                "DELETE FROM acks WHERE relay = ?1 AND refused IS NULL AND event_id NOT IN (SELECT id FROM temp.served)",
                 [&relay],
             )?;
             tx.execute("DELETE FROM temp.served", [])?;
@@ -315,7 +339,11 @@ impl Engine {
         let relay = relay.to_string();
         self.write(move |tx, engine| {
             for id in &ids {
-                if tx.execute("DELETE FROM acks WHERE relay = ?1 AND event_id = ?2", params![relay, id])? > 0 {
+                let cleared = tx.execute(
+                    "DELETE FROM acks WHERE relay = ?1 AND event_id = ?2 AND refused IS NULL",
+                    params![relay, id],
+                )?;
+                if cleared > 0 {
                     engine.touch_events();
                 }
             }
@@ -392,6 +420,8 @@ pub(crate) trait SyncStorage: Clone + Send + Sync + 'static {
     fn event_items(&self, kinds: Vec<u16>) -> impl Future<Output = Result<Vec<(u64, String)>>> + Send;
     /// `relay` holds `ids`.
     fn mark_acked(&self, relay: &str, ids: Vec<String>) -> impl Future<Output = Result<()>> + Send;
+    /// `relay` refused these events for good (`(id, its message)`).
+    fn mark_refused(&self, relay: &str, refused: Vec<(String, String)>) -> impl Future<Output = Result<()>> + Send;
     /// `relay` turned out not to hold `ids`.
     fn clear_acks(&self, relay: &str, ids: Vec<String>) -> impl Future<Output = Result<()>> + Send;
     /// After a complete full read: acknowledgements of events `relay` no longer serves go.
@@ -464,6 +494,9 @@ impl SyncStorage for Books {
     }
     async fn mark_acked(&self, relay: &str, ids: Vec<String>) -> Result<()> {
         self.engine.mark_acked(relay, ids).await
+    }
+    async fn mark_refused(&self, relay: &str, refused: Vec<(String, String)>) -> Result<()> {
+        self.engine.mark_refused(relay, refused).await
     }
     async fn clear_acks(&self, relay: &str, ids: Vec<String>) -> Result<()> {
         self.engine.clear_acks(relay, ids).await

@@ -58,8 +58,8 @@ fn merge(tx: &Transaction, incoming: &[RelayEntry]) -> rusqlite::Result<bool> {
 /// and answered with a merged list when it lacks something this device knows.
 pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, incoming: &[RelayEntry]) -> Result<Outcome> {
     let changed = merge(tx, incoming)?;
-    let newest: Option<i64> = tx
-        .query_row("SELECT max(created_at) FROM events WHERE kind = ?1", [KIND_PRIVATE_RELAYS], |r| r.get(0))?;
+    let newest: Option<i64> =
+        tx.query_row("SELECT max(created_at) FROM events WHERE kind = ?1", [KIND_PRIVATE_RELAYS], |r| r.get(0))?;
     let created_at = event.created_at.as_secs() as i64;
     let outcome = if newest.is_none_or(|n| created_at > n) {
         tx.execute("DELETE FROM events WHERE kind = ?1", [KIND_PRIVATE_RELAYS])?;
@@ -86,7 +86,11 @@ pub(crate) fn local_change(tx: &Transaction, engine: &Engine, url: &str, added: 
         .optional()?;
     // Later than anything this entry has seen, whatever the clock says.
     let at = now.max(known.map_or(0, |(a, r)| a.max(r) + 1));
-    let entry = if added { RelayEntry::new(url, at, known.map_or(0, |k| k.1)) } else { RelayEntry::new(url, known.map_or(0, |k| k.0), at) };
+    let entry = if added {
+        RelayEntry::new(url, at, known.map_or(0, |k| k.1))
+    } else {
+        RelayEntry::new(url, known.map_or(0, |k| k.0), at)
+    };
     if known.is_none() && !added {
         return Ok(());
     }

@@ -160,6 +160,10 @@ const MIGRATIONS: &[&str] = &[
         removed_at INTEGER NOT NULL DEFAULT 0
     ) STRICT;
     INSERT INTO relay_list (url, added_at) SELECT url, added_at FROM relays;
+
+    -- A relay's final refusal of an event (it holds its deletion, or a newer version):
+    -- the event is settled for that relay, and a reconciliation does not send it again.
+    ALTER TABLE acks ADD COLUMN refused TEXT;
     "#,
 ];
 

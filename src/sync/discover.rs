@@ -56,7 +56,12 @@ impl<S: SyncStorage> super::Syncer<S> {
     /// ([`super::Syncer::follow_list`]). Relays on loopback or private addresses are
     /// accepted from the list only when a bootstrap relay is itself on one (a home or test
     /// setup) or `allow_private`.
-    pub async fn discover(&self, bootstrap: &[RelayUrl], opts: &SyncOptions, allow_private: bool) -> Result<ListReport> {
+    pub async fn discover(
+        &self,
+        bootstrap: &[RelayUrl],
+        opts: &SyncOptions,
+        allow_private: bool,
+    ) -> Result<ListReport> {
         let mut report = ListReport::default();
         for url in bootstrap {
             let read = tokio::time::timeout(opts.deadline, self.read_lists(url, opts)).await;
@@ -74,12 +79,14 @@ impl<S: SyncStorage> super::Syncer<S> {
 
     async fn read_lists(&self, url: &RelayUrl, opts: &SyncOptions) -> Result<u64> {
         let conn = Connection::connect(url, opts.connect_timeout, Some(self.auth_signer(url))).await?;
-        let filter = json!({"authors": [self.public_key().to_hex()], "kinds": [KIND_PRIVATE_RELAYS], "limit": MAX_LISTS});
+        let filter =
+            json!({"authors": [self.public_key().to_hex()], "kinds": [KIND_PRIVATE_RELAYS], "limit": MAX_LISTS});
         let caps = PageCaps { events: MAX_LISTS, bytes: 4 * super::MAX_MESSAGE };
         let (events, _) = conn.subscribe(vec![filter])?.collect_stored(opts.timeout, caps).await?;
         let n = events.len() as u64;
-        let source = Source::Relay { url: url.to_string(), window: None };
-        self.admit(source, events.into_iter().map(ingest::parse_value).collect()).await?;
+        // Through the door as an import: a bootstrap relay is not one of this store's
+        // relays, so nothing is recorded as acknowledged by it.
+        self.admit(Source::Import, events.into_iter().map(ingest::parse_value).collect()).await?;
         Ok(n)
     }
 

@@ -133,8 +133,7 @@ impl<S: SyncStorage> super::Syncer<S> {
         for (url, why) in &list.skipped {
             tracing::warn!(relay = %url, "the agent's relay list names a relay not configured: {why}");
         }
-        let added: Vec<RelayInfo> =
-            self.relays().await?.into_iter().filter(|r| list.added.contains(&r.url)).collect();
+        let added: Vec<RelayInfo> = self.relays().await?.into_iter().filter(|r| list.added.contains(&r.url)).collect();
         let passes = added.into_iter().map(|info| self.sync_relay(info, opts));
         reports.extend(futures_util::future::join_all(passes).await);
         Ok(reports)
@@ -452,6 +451,7 @@ impl<S: SyncStorage> super::Syncer<S> {
             });
             let results = futures_util::future::join_all(sends).await;
             let mut acked = Vec::new();
+            let mut settled = Vec::new();
             for (e, r) in window.iter().zip(results) {
                 let ack = r?;
                 // "duplicate:" means the relay already holds it, even when it says false.
@@ -461,7 +461,7 @@ impl<S: SyncStorage> super::Syncer<S> {
                     // A refusal that can never change settles the event for this relay:
                     // reported once, never pending again.
                     if is_final_refusal(&ack.message) {
-                        acked.push(e.id.to_hex());
+                        settled.push((e.id.to_hex(), ack.message.clone()));
                     }
                     report.refused.push((e.id.to_hex(), ack.message));
                 }
@@ -469,6 +469,7 @@ impl<S: SyncStorage> super::Syncer<S> {
             report.pushed += acked.len() as u64;
             done += ids.len() as u64;
             self.mark_acked(&url, acked).await?;
+            self.mark_refused(&url, settled).await?;
             if let Some(p) = &opts.progress {
                 p(url.as_str(), "push", done, total);
             }
@@ -477,14 +478,18 @@ impl<S: SyncStorage> super::Syncer<S> {
     }
 }
 
-/// Whether a relay's refusal is final: it already holds the event's deletion, or a newer
-/// version of it. Rate limits, authentication and other refusals are retried.
+/// Whether a relay's refusal is final: it already holds the event, its deletion, or a
+/// newer version of it, so the same event would be refused again forever. nostr-relay-builder
+/// (`memstr relay serve`) answers every such database refusal (duplicate, deleted, replaced)
+/// with exactly `error: unknown`, and a failing database with `error: database error`,
+/// which is retried. Rate limits, authentication and other refusals are retried.
 pub(crate) fn is_final_refusal(message: &str) -> bool {
-    let m = message.to_ascii_lowercase();
+    let m = message.trim().to_ascii_lowercase();
     m.starts_with("duplicate:")
         || (m.starts_with("blocked:") && m.contains("deleted"))
         || m.contains("newer")
         || m.contains("already have a more recent")
+        || m == "error: unknown"
 }
 
 fn set_bounds(f: &mut Value, since: Option<i64>, until: Option<i64>, limit: Option<usize>) {

@@ -17,8 +17,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use transport::{TransportError, MAX_MESSAGE};
 pub use discover::{bootstrap_relays, ListReport, DEFAULT_BOOTSTRAP, MAX_LIST_RELAYS};
+pub use transport::{TransportError, MAX_MESSAGE};
 pub use url::{RelayUrl, RelayUrlError};
 
 use crate::ImportReport;

@@ -58,14 +58,23 @@ impl RelayUrl {
         let rest = self.0.split_once("://").map_or("", |(_, r)| r);
         let authority = rest.split('/').next().unwrap_or("");
         let Some(host) = host_of(authority) else { return false };
-        if is_loopback(&host) || [".localhost", ".local", ".internal", ".lan", ".home.arpa"].iter().any(|s| host.ends_with(s)) {
+        if is_loopback(&host)
+            || [".localhost", ".local", ".internal", ".lan", ".home.arpa"].iter().any(|s| host.ends_with(s))
+        {
             return true;
         }
         match host.parse::<IpAddr>() {
-            Ok(IpAddr::V4(ip)) => ip.is_private() || ip.is_link_local() || ip.is_unspecified() || ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1]),
+            Ok(IpAddr::V4(ip)) => {
+                ip.is_private()
+                    || ip.is_link_local()
+                    || ip.is_unspecified()
+                    || ip.octets()[0] == 100 && (64..128).contains(&ip.octets()[1])
+            }
             Ok(IpAddr::V6(ip)) => {
                 let s = ip.segments()[0];
-                ip.is_unspecified() || (s & 0xfe00) == 0xfc00 || (s & 0xffc0) == 0xfe80
+                ip.is_unspecified()
+                    || (s & 0xfe00) == 0xfc00
+                    || (s & 0xffc0) == 0xfe80
                     || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_private() || v4.is_loopback() || v4.is_link_local())
             }
             Err(_) => false,
@@ -129,8 +138,19 @@ mod tests {
 
     #[test]
     fn private_addresses_are_told_apart() {
-        for private in ["ws://127.0.0.1:7", "ws://localhost", "wss://10.1.2.3", "wss://192.168.1.9:7777", "wss://172.20.0.1",
-            "wss://169.254.1.1", "wss://[fd00::1]", "wss://[fe80::1]", "wss://nas.local", "wss://100.64.0.1", "wss://[::ffff:10.0.0.1]"] {
+        for private in [
+            "ws://127.0.0.1:7",
+            "ws://localhost",
+            "wss://10.1.2.3",
+            "wss://192.168.1.9:7777",
+            "wss://172.20.0.1",
+            "wss://169.254.1.1",
+            "wss://[fd00::1]",
+            "wss://[fe80::1]",
+            "wss://nas.local",
+            "wss://100.64.0.1",
+            "wss://[::ffff:10.0.0.1]",
+        ] {
             assert!(RelayUrl::parse(private, true).unwrap().is_private(), "{private}");
         }
         for public in ["wss://relay.example.com", "wss://8.8.8.8", "wss://[2001:db8::1]", "wss://172.32.0.1"] {

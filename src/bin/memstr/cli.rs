@@ -107,7 +107,8 @@ async fn open(args: &Args, identity: Identity) -> Result<MemoryStore> {
 pub async fn run(args: Args) -> Result<ExitCode> {
     let out = Out { json: args.json };
     if let Command::Init { from_env, import, discover, no_key_file, log_n, encrypt } = &args.command {
-        return init(&args, &out, (*from_env, import.as_deref(), discover.as_deref(), *no_key_file, *log_n, *encrypt)).await;
+        return init(&args, &out, (*from_env, import.as_deref(), discover.as_deref(), *no_key_file, *log_n, *encrypt))
+            .await;
     }
     if let Command::Key(cmd) = &args.command {
         return key(&args, &out, cmd);
@@ -150,7 +151,12 @@ pub async fn run(args: Args) -> Result<ExitCode> {
 async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCode> {
     let now = store.now();
     match &args.command {
-        Command::Init { .. } | Command::Key(_) | Command::Whoami | Command::Model(_) | Command::Encrypt | Command::Decrypt => {
+        Command::Init { .. }
+        | Command::Key(_)
+        | Command::Whoami
+        | Command::Model(_)
+        | Command::Encrypt
+        | Command::Decrypt => {
             unreachable!("handled before opening the store")
         }
         Command::Remember { key, value, at } => {
@@ -572,7 +578,11 @@ async fn init(
                         .ok()
                         .and_then(|p| nostr::nips::nip19::ToBech32::to_bech32(&p).ok())
                         .unwrap_or_else(|| store_pubkey.clone());
-                    bail!("the store in {} belongs to key {theirs}, not {}; refusing to use it with another key", db.display(), id.npub())
+                    bail!(
+                        "the store in {} belongs to key {theirs}, not {}; refusing to use it with another key",
+                        db.display(),
+                        id.npub()
+                    )
                 }
                 _ => return Err(e),
             },
@@ -590,7 +600,10 @@ async fn init(
         let report = store.discover_relays(bootstrap, &opts, false).await?;
         out.discovered(&report);
         if store.relays().await?.is_empty() {
-            bail!("no relay list found for this key on {}: add a relay with `memstr relay add wss://...`", memstr::sync::bootstrap_relays(bootstrap).join(", "));
+            bail!(
+                "no relay list found for this key on {}: add a relay with `memstr relay add wss://...`",
+                memstr::sync::bootstrap_relays(bootstrap).join(", ")
+            );
         }
         let reports = store.sync(&opts).await?;
         out.sync(&reports);
@@ -622,7 +635,9 @@ fn key(args: &Args, out: &Out, cmd: &KeyCommand) -> Result<ExitCode> {
         KeyCommand::Export { nsec: false, log_n } => match from_env {
             // The key file is already an ncryptsec under the store's key password.
             None if file.exists() => {
-                let text = Zeroizing::new(std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?);
+                let text = Zeroizing::new(
+                    std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?,
+                );
                 // Checked: the password opens it (so the export is usable).
                 Identity::load_file(&file, &password(false)?)?;
                 println!("{}", text.trim());
