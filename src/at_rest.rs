@@ -22,8 +22,7 @@ use zeroize::Zeroizing;
 use crate::error::{EncryptionProblem, Error, Result};
 use crate::identity::Identity;
 
-/// The suffix of the marker file beside an encrypted database.
-pub const MARKER_SUFFIX: &str = ".encrypted";
+pub use crate::disk::MARKER_SUFFIX;
 const SQLITE_HEADER: &[u8; 16] = b"SQLite format 3\0";
 /// HKDF salt and info strings: one key per use, never the signing key itself.
 const HKDF_SALT: &[u8] = b"memstr encryption at rest v1";

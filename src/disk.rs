@@ -60,6 +60,9 @@ pub(crate) fn restrict_file(path: &Path) {
     }
 }
 
+/// The suffix of the marker file beside a database encrypted at rest (src/at_rest.rs).
+pub const MARKER_SUFFIX: &str = ".encrypted";
+
 /// Why a store's file or directory must not be used: another user could have planted or
 /// changed it, or could read what memstr writes there.
 pub(crate) struct NotPrivate {
@@ -72,7 +75,7 @@ pub(crate) struct NotPrivate {
 /// The names memstr gives files beside the database at `db`: its WAL and SHM, the vector
 /// index directory and lock, the at-rest marker.
 pub(crate) fn store_files(db: &Path) -> Vec<std::path::PathBuf> {
-    ["", "-wal", "-shm", "-journal", ".vectors", ".vectors.lock", crate::at_rest::MARKER_SUFFIX]
+    ["", "-wal", "-shm", "-journal", ".vectors", ".vectors.lock", MARKER_SUFFIX]
         .iter()
         .map(|suffix| {
             let mut name = db.as_os_str().to_os_string();

@@ -15,6 +15,7 @@
 mod args;
 mod http;
 mod render;
+mod reply;
 mod tools;
 mod verbs;
 
@@ -24,7 +25,8 @@ use std::time::Duration;
 use rmcp::ServiceExt;
 
 pub use http::HttpOptions;
-pub use tools::{slug, MemoryServer, DEFAULT_DOMAIN, DEFAULT_FACET, DEFAULT_RESULT_TOKENS, MAX_RESULT_TOKENS};
+pub use reply::slug;
+pub use tools::{MemoryServer, DEFAULT_DOMAIN, DEFAULT_FACET, DEFAULT_RESULT_TOKENS, MAX_RESULT_TOKENS};
 
 use crate::sync::SyncOptions;
 use crate::MemoryStore;
