@@ -603,8 +603,9 @@ fn commands_other_than_init_refuse_a_directory_with_no_store() {
     // Run again, it changes nothing.
     st.ok(&["init", "--from-env", "--no-key-file"]);
     assert_eq!(st.ok(&["recall", "k"]), "v\n");
-    // Without --from-env it means nothing.
-    st.run(&["init", "--no-key-file"]).code(2);
+    // Without --from-env the same: MEMSTR_NSEC set means that key (issue 22).
+    let out = st.ok(&["init", "--no-key-file"]);
+    assert!(out.contains("key from MEMSTR_NSEC") && out.contains("already there"), "{out}");
 }
 
 #[test]
@@ -650,16 +651,23 @@ fn init_log_n_out_of_range_exits_2() {
 }
 
 #[test]
-fn init_refuses_to_overwrite_key_file() {
+fn init_never_overwrites_a_key_file_and_says_when_the_store_is_already_there() {
     let st = Store::blank();
     run(init_cmd(&st, &[])).ok();
     let key_file = st.dir().join("key.ncryptsec");
     let before = std::fs::read_to_string(&key_file).unwrap();
-    let r = run(init_cmd(&st, &[])).code(2);
-    assert!(r.stderr.contains("already exists"), "{}", r.stderr);
+    // Again: the key file's own key, the store already there; nothing changes.
+    let r = run(init_cmd(&st, &[])).ok();
+    assert!(r.contains("key from the key file") && r.contains("already there for this key"), "{r}");
+    // Another key, from the environment: refused, naming both keys.
     let mut c = init_cmd(&st, &["--from-env"]);
     c.env("MEMSTR_NSEC", SECRET_HEX);
-    run(c).code(2);
+    let r = run(c).code(2);
+    assert!(
+        r.stderr.contains("refusing to replace a key") && r.stderr.contains(&test_identity().npub()),
+        "{}",
+        r.stderr
+    );
     assert_eq!(std::fs::read_to_string(&key_file).unwrap(), before, "the key file is untouched");
 }
 
@@ -1679,14 +1687,13 @@ fn unknown_command_and_version() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn init_refuses_to_ignore_a_set_memstr_nsec() {
+fn init_uses_a_set_memstr_nsec_and_says_so() {
     let st = Store::new();
     let mut c = init_cmd(&st, &[]);
     c.env("MEMSTR_NSEC", SECRET_HEX);
-    let r = run(c);
-    assert_eq!(r.code, Some(2));
-    assert!(r.stderr.contains("--from-env"), "{}", r.stderr);
-    assert!(!st.dir().join("key.ncryptsec").exists(), "nothing written");
+    let r = run(c).ok();
+    assert!(r.contains(&format!("key from MEMSTR_NSEC {}", test_identity().npub())), "{r}");
+    assert!(st.dir().join("key.ncryptsec").exists(), "kept in a key file too (--no-key-file to keep it out)");
 }
 
 #[test]
@@ -1695,7 +1702,7 @@ fn init_checks_the_store_key_before_writing_a_key_file() {
     st.ok(&["remember", "k", "v"]);
     let r = run(init_cmd(&st, &[]));
     assert_eq!(r.code, Some(2));
-    assert!(r.stderr.contains("belongs to public key"), "{}", r.stderr);
+    assert!(r.stderr.contains("belongs to key") && r.stderr.contains(&test_identity().npub()), "{}", r.stderr);
     assert!(!st.dir().join("key.ncryptsec").exists(), "no orphan key file");
 }
 
@@ -1949,7 +1956,8 @@ fn relay_list_json_has_url_pending_last_sync_last_error_negentropy_checkpoint() 
     assert_eq!(relays.len(), 1);
     let r = &relays[0];
     assert_eq!(r["url"], IDLE_RELAY);
-    assert_eq!(r["pending"], 2, "both events wait for the new relay: {r}");
+    // Adding a relay signs the agent's relay list (docs/sync.md, "Add a device").
+    assert_eq!(r["pending"], 3, "both events and the relay list wait for the new relay: {r}");
     assert_eq!(r["last_sync"], Value::Null);
     assert_eq!(r["last_error"], Value::Null);
     assert_eq!(r["negentropy"], Value::Null, "not probed yet");
@@ -1965,7 +1973,8 @@ fn relay_list_text_shows_url_pending_and_never_synced() {
     let ls = lines(&out);
     assert_eq!(ls.len(), 1, "{out}");
     let fields: Vec<&str> = ls[0].split('\t').collect();
-    assert_eq!(fields, [IDLE_RELAY, "pending 1", "last sync never", "unprobed"], "{out}");
+    // The memory and the relay list adding the relay signed.
+    assert_eq!(fields, [IDLE_RELAY, "pending 2", "last sync never", "unprobed"], "{out}");
 }
 
 #[test]
@@ -2015,13 +2024,14 @@ fn sync_carries_memories_journal_and_persona_to_another_store() {
     a.ok(&["remember", "from-a", "written on the laptop"]);
     a.ok(&["journal", "laptop diary"]);
     a.ok(&["persona", "add", "people", "facts", "alice", "likes tea", "--theme", "tea"]);
-    assert_eq!(a.json(&["stats"])["events"], 3);
+    // Three memories and the relay list (signed when the relay was added).
+    assert_eq!(a.json(&["stats"])["events"], 4);
 
     // nostr-rs-relay has no NIP-77: the first pass reads everything.
     let ra = only(a.sync(&[]));
     assert_eq!(ra["url"], relay.url());
     assert_eq!(ra["method"], "full");
-    assert_eq!(ra["pushed"], 3, "{ra}");
+    assert_eq!(ra["pushed"], 4, "{ra}");
     assert_eq!(ra["pending"], 0, "{ra}");
     assert_eq!(ra["pulled"]["applied"], 0, "{ra}");
     assert_eq!(ra["refused"], serde_json::json!([]));
@@ -2029,7 +2039,10 @@ fn sync_carries_memories_journal_and_persona_to_another_store() {
     let rb = only(b.sync(&[]));
     assert_eq!(rb["method"], "full");
     assert_eq!(rb["pulled"]["applied"], 3, "{rb}");
-    assert_eq!(rb["pushed"], 0, "{rb}");
+    // B signed its own relay list when it added the relay, later than A's: A's list is
+    // merged (stale as an event), and B's goes to the relay.
+    assert_eq!(rb["pulled"]["stale"], 1, "{rb}");
+    assert_eq!(rb["pushed"], 1, "{rb}");
     assert_eq!(rb["pending"], 0, "{rb}");
 
     assert_eq!(b.ok(&["recall", "from-a"]), "written on the laptop\n");
@@ -2064,7 +2077,7 @@ fn sync_text_output_names_relay_method_and_counts() {
     assert_eq!(
         out,
         format!(
-            "{} (full): pulled 0 new, 0 known, 0 stale, 0 deleted, 0 rejected, 0 quarantined; pushed 1, refused 0, pending 0\n",
+            "{} (full): pulled 0 new, 0 known, 0 stale, 0 deleted, 0 rejected, 0 quarantined; pushed 2, refused 0, pending 0\n",
             relay.url()
         )
     );
@@ -2169,7 +2182,7 @@ fn sync_with_relay_down_exits_3_and_status_keeps_the_error_until_it_is_back() {
     let last_error = status["relays"][0]["last_error"].as_str().unwrap_or_else(|| panic!("{status}"));
     assert!(last_error.contains("cannot connect"), "{last_error}");
     let text = st.ok(&["status"]);
-    assert!(text.starts_with("outbox 1 of 2 events"), "{text}");
+    assert!(text.starts_with("outbox 1 of 3 events"), "two memories and the relay list: {text}");
     assert!(text.contains(&format!("\terror: {last_error}")), "{text}");
 
     relay.restart();
@@ -2240,7 +2253,8 @@ fn status_json_has_outbox_events_unsigned_accesses_rejected_relays() {
     let status = st.json(&["status"]);
     assert_eq!(status["relays"].as_array().unwrap().len(), 1);
     assert_eq!(status["relays"][0]["url"], IDLE_RELAY);
-    assert_eq!(status["relays"][0]["pending"], 2);
+    assert_eq!(status["relays"][0]["pending"], 3, "the two events and the relay list");
+    assert_eq!(status["outbox"], 3, "status counts as the relay list does");
 }
 
 #[test]
@@ -2255,8 +2269,9 @@ fn status_text_shows_outbox_relays_and_rejected() {
     run_with_stdin(st.cmd(&["import", "--events"]), "not an event\n").code(2);
     let out = st.ok(&["status"]);
     let ls = lines(&out);
-    assert_eq!(ls[0], "outbox 1 of 1 events not yet on every relay; 0 unsigned accesses");
-    assert!(ls[1].starts_with(&format!("{IDLE_RELAY}\tpending 1\t")), "{out}");
+    // The memory and the relay list (signed when the relay was added).
+    assert_eq!(ls[0], "outbox 2 of 2 events not yet on every relay; 0 unsigned accesses");
+    assert!(ls[1].starts_with(&format!("{IDLE_RELAY}\tpending 2\t")), "{out}");
     assert_eq!(ls[2], "rejected malformed_event: 1", "{out}");
     assert_eq!(ls.len(), 3, "{out}");
 }

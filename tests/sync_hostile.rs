@@ -167,7 +167,8 @@ async fn attacked(
 /// The honest relay got everything: a second device reading only it finds all 20.
 async fn honest_relay_holds_everything(honest: &LocalRelay, report: &RelayReport) {
     assert!(report.error.is_none() && report.misbehaved.is_none(), "{report:?}");
-    assert_eq!(report.pushed, 20, "{report:?}");
+    // The 20 memories and the relay list (signed when the relays were added).
+    assert_eq!(report.pushed, 21, "{report:?}");
     let dir = tempfile::tempdir().unwrap();
     let (other, _) = open_at(dir.path(), 1.79e9).await;
     other.add_relay(&honest.url(), false).await.unwrap();
@@ -251,7 +252,7 @@ async fn endless_negentropy_falls_back_to_since_reads_and_is_not_marked_capable(
     let (bad, good, took, store, _dir) = attacked(&hostile, &honest, bounded()).await;
     assert!(took < Duration::from_secs(11), "{took:?}");
     assert!(bad.error.is_none(), "the since read after it completed: {bad:?}");
-    assert_eq!(bad.pushed, 20, "{bad:?}");
+    assert_eq!(bad.pushed, 21, "the memories and the relay list: {bad:?}");
     assert!(bad.misbehaved.is_some(), "{bad:?}");
     assert!(hostile.stats().neg_msgs <= 2, "no endless rounds: {:?}", hostile.stats());
     let info = store.relays().await.unwrap().into_iter().find(|r| r.url == hostile.url()).unwrap();
@@ -269,7 +270,7 @@ async fn nip77_rounds_are_capped_and_the_pass_falls_back_to_since_reads() {
     let (bad, good, took, store, _dir) = attacked(&hostile, &honest, opts).await;
     assert!(took < Duration::from_secs(11), "{took:?}");
     assert!(bad.misbehaved.as_deref().is_some_and(|m| m.contains("more than 10 rounds")), "{bad:?}");
-    assert_eq!((bad.method.as_str(), bad.pushed, bad.error.as_deref()), ("full", 20, None), "{bad:?}");
+    assert_eq!((bad.method.as_str(), bad.pushed, bad.error.as_deref()), ("full", 21, None), "{bad:?}");
     assert!(hostile.stats().neg_msgs <= 12, "{:?}", hostile.stats());
     let info = store.relays().await.unwrap().into_iter().find(|r| r.url == hostile.url()).unwrap();
     assert_eq!(info.negentropy, Some(false), "{info:?}");

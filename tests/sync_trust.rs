@@ -222,7 +222,7 @@ async fn a_relay_that_refuses_reads_and_writes_without_auth_syncs_after_auth() {
     a.journal("a day behind auth").await.unwrap();
     let ra = a.sync(&opts()).await.unwrap();
     assert!(ra[0].error.is_none() && ra[0].refused.is_empty(), "{ra:?}");
-    assert_eq!(ra[0].pushed, 2, "{ra:?}");
+    assert_eq!(ra[0].pushed, 3, "two memories and the relay list: {ra:?}");
     let rb = b.sync(&opts()).await.unwrap();
     assert!(rb[0].error.is_none(), "{rb:?}");
     assert_eq!(b.recall("k").await.unwrap().unwrap().value, "behind auth");

@@ -88,25 +88,29 @@ impl Codec {
             return Err(RejectReason::MalformedPayload);
         };
         let signed = event.created_at.as_secs() as i64;
+        let tags: Vec<Vec<&str>> = tags
+            .iter()
+            .take(MAX_LIST_ENTRIES)
+            .map(|t| t.as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default())
+            .collect();
+        let fits = |url: &str| !url.is_empty() && url.len() <= MAX_LIST_URL;
+        // memstr's entries carry their own times; a bare NIP-37 `relay` tag (another
+        // client's list) counts as added when the list was signed.
         let mut entries: Vec<RelayEntry> = Vec::new();
-        for tag in tags.iter().take(MAX_LIST_ENTRIES) {
-            let parts: Vec<&str> =
-                tag.as_array().map(|a| a.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-            let entry = match parts.as_slice() {
-                ["relay", url, ..] => RelayEntry::new(*url, signed, 0),
-                ["memstr", url, added, removed, ..] => {
-                    let time = |t: &str| t.parse::<i64>().ok().filter(|t| (0..=signed.max(0) + 86_400).contains(t));
-                    match (time(added), time(removed)) {
-                        (Some(a), Some(r)) => RelayEntry::new(*url, a, r),
-                        _ => continue,
-                    }
+        for parts in &tags {
+            if let ["memstr", url, added, removed, ..] = parts.as_slice() {
+                let time = |t: &str| t.parse::<i64>().ok().filter(|t| (0..=signed.max(0) + 86_400).contains(t));
+                if let (Some(a), Some(r), true) = (time(added), time(removed), fits(url)) {
+                    merge_into(&mut entries, RelayEntry::new(*url, a, r));
                 }
-                _ => continue,
-            };
-            if entry.url.is_empty() || entry.url.len() > MAX_LIST_URL {
-                continue;
             }
-            merge_into(&mut entries, entry);
+        }
+        for parts in &tags {
+            if let ["relay", url, ..] = parts.as_slice() {
+                if fits(url) && !entries.iter().any(|e| e.url == *url) {
+                    entries.push(RelayEntry::new(*url, signed, 0));
+                }
+            }
         }
         Ok(entries)
     }

@@ -79,6 +79,7 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, incoming: &[
 
 /// A relay added (`true`) or removed on this device: its entry moves to now, and the list
 /// is signed again.
+#[cfg_attr(not(feature = "sync"), allow(dead_code))]
 pub(crate) fn local_change(tx: &Transaction, engine: &Engine, url: &str, added: bool) -> Result<()> {
     let now = crate::clock::system_secs();
     let known: Option<(i64, i64)> = tx

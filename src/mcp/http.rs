@@ -309,11 +309,14 @@ mod tests {
     #[test]
     fn short_tokens_and_remote_addresses_are_refused() {
         let local = HttpOptions::parse_addr("8765").unwrap();
+        let good = "0123456789abcdef";
         assert!(HttpOptions::new(local, "short").check().is_err());
-        assert!(HttpOptions::new(local, "y".repeat(16)).check().is_ok());
+        assert!(HttpOptions::new(local, "y".repeat(16)).check().is_err(), "16 identical characters guard nothing");
+        assert!(HttpOptions::new(local, "abababababababab").check().is_err(), "2 different characters");
+        assert!(HttpOptions::new(local, good).check().is_ok());
         let remote = HttpOptions::parse_addr("0.0.0.0:8765").unwrap();
-        assert!(HttpOptions::new(remote, "y".repeat(16)).check().is_err());
-        let mut allowed = HttpOptions::new(remote, "y".repeat(16));
+        assert!(HttpOptions::new(remote, good).check().is_err());
+        let mut allowed = HttpOptions::new(remote, good);
         allowed.allow_remote = true;
         assert!(allowed.check().is_ok());
         assert!(HttpOptions::parse_addr("[::1]:9").unwrap().ip().is_loopback());

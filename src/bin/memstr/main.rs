@@ -2,6 +2,7 @@
 
 mod args;
 mod cli;
+mod keys;
 mod mcp;
 mod output;
 mod relay_guard;

@@ -444,6 +444,7 @@ mod tests {
         // The header alone says 1 GiB: refused before any payload arrives.
         let mut big = vec![0x81, 0x80 | 127];
         big.extend_from_slice(&(1u64 << 30).to_be_bytes());
+        big.extend_from_slice(&[1, 2, 3, 4]); // the mask completes the header
         assert!(Frames::new(1000).feed(&big).is_err());
         // Continuations add up.
         let mut fr = Frames::new(1000);

@@ -206,10 +206,10 @@ impl Out {
         store: &Path,
         mode: DTagMode,
         encrypted: bool,
-        origin: &crate::cli::KeyOrigin,
+        origin: &crate::keys::KeyOrigin,
         existed: bool,
     ) {
-        use crate::cli::KeyOrigin;
+        use crate::keys::KeyOrigin;
         let key = match origin {
             KeyOrigin::New => "created key",
             KeyOrigin::Imported => "imported key",
