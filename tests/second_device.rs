@@ -127,6 +127,19 @@ fn second_device_from_one_command(r1: &str, r2: &str, r3: &str) {
     let mut left = vec![r1.to_string(), r3.to_string()];
     left.sort();
     assert_eq!(b.relays(), left);
+
+    // `relay discover` on a store that has the key and nothing else.
+    let c = Device::new();
+    c.ok(&["init", "--import", export, "--log-n", "4"]);
+    assert!(c.relays().is_empty());
+    let out = c.ok(&["relay", "discover", r3]);
+    assert!(out.contains("from the agent's relay list"), "{out}");
+    assert_eq!(c.relays(), left);
+    assert_eq!(c.ok(&["recall", "wifi-password"]).trim(), "correct horse battery staple");
+    let out = c.ok(&["relay", "public", "on"]);
+    assert!(out.contains("public"), "{out}");
+    c.ok(&["relay", "public", "off"]);
+    assert!(!c.run(&["relay", "public", "maybe"]).status.success());
 }
 
 #[test]
@@ -312,3 +325,24 @@ async fn a_hostile_relay_list_stays_within_the_bounds() {
 
 #[path = "../relay-fixtures/hostile_relay.rs"]
 mod hostile_relay;
+
+/// The public NIP-65 list is off by default (it tells anyone where the memories are) and
+/// published beside the private one when switched on.
+#[tokio::test]
+async fn the_public_relay_list_is_off_by_default_and_on_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let store =
+        MemoryStore::open(dir.path().join("memstr.db"), test_identity(), StoreOptions::default()).await.unwrap();
+    store.add_relay("wss://relay.example.com", false).await.unwrap();
+    let kinds = |events: &[memstr::nostr::Event]| events.iter().map(|e| e.kind.as_u16()).collect::<Vec<_>>();
+    let events = store.export_events().await.unwrap();
+    assert!(kinds(&events).contains(&10013) && !kinds(&events).contains(&10002), "{:?}", kinds(&events));
+    let private = events.iter().find(|e| e.kind.as_u16() == 10013).unwrap();
+    assert!(!private.content.contains("relay.example.com"), "the private list is encrypted");
+    store.set_public_relay_list(true).await.unwrap();
+    let events = store.export_events().await.unwrap();
+    let public = events.iter().find(|e| e.kind.as_u16() == 10002).expect("a public list");
+    let tags: Vec<Vec<String>> = public.tags.iter().map(|t| t.as_slice().to_vec()).collect();
+    assert_eq!(tags, [vec!["r".to_string(), "wss://relay.example.com".to_string()]]);
+    assert!(store.outbox().await.unwrap().contains(&public.id.to_hex()), "queued for the relays");
+}

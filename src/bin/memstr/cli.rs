@@ -107,8 +107,12 @@ pub(crate) async fn open(args: &Args, identity: Identity) -> Result<MemoryStore>
 pub async fn run(args: Args) -> Result<ExitCode> {
     let out = Out { json: args.json };
     if let Command::Init { from_env, import, discover, no_key_file, log_n, encrypt } = &args.command {
-        return crate::keys::init(&args, &out, (*from_env, import.as_deref(), discover.as_deref(), *no_key_file, *log_n, *encrypt))
-            .await;
+        return crate::keys::init(
+            &args,
+            &out,
+            (*from_env, import.as_deref(), discover.as_deref(), *no_key_file, *log_n, *encrypt),
+        )
+        .await;
     }
     if let Command::Key(cmd) = &args.command {
         return crate::keys::key(&args, &out, cmd);
