@@ -2446,3 +2446,28 @@ fn search_about_an_absent_topic_says_no_memory_matches() {
     assert!(absent.stderr.contains("no memory matches"), "{absent:#?}");
     assert_eq!(st.json(&["search", "quantum chromodynamics lattice spacing in spring"]), serde_json::json!([]));
 }
+
+/// One behaviour per verb (issue 23): `recall` reads a reference as the MCP tool does
+/// (kv/KEY, domain/facet/key, a bare key, ambiguity listed), `fact set --at` dates the
+/// fact, and `search --no-vectors` does not warn about the model it was told not to use.
+#[test]
+fn recall_reads_references_as_mcp_does_and_fact_set_takes_at() {
+    let st = Store::new();
+    st.ok(&["remember", "tea", "green, no sugar"]);
+    assert_eq!(st.ok(&["recall", "kv/tea"]), "green, no sugar\n");
+    st.ok(&["persona", "add", "people", "habits", "tea", "Oolong in the afternoon"]);
+    let r = st.run(&["recall", "tea"]).code(2);
+    assert!(r.stderr.contains("kv/tea") && r.stderr.contains("people/habits/tea"), "{}", r.stderr);
+    assert_eq!(st.ok(&["recall", "people/habits/tea"]), "Oolong in the afternoon\n");
+    assert_eq!(st.ok(&["recall", "kv/tea"]), "green, no sugar\n");
+    st.run(&["recall", "kv/nothing"]).code(1);
+
+    st.ok(&["fact", "set", "self", "dana", "city", "Berlin", "--at", "2026-03-01"]);
+    st.ok(&["fact", "set", "self", "dana", "city", "Lisbon", "--at", "2026-09-15"]);
+    let h = st.json(&["fact", "history", "self", "dana", "city"]);
+    assert_close(&h[0]["from"], 1_772_323_200.0);
+    assert_close(&h[0]["until"], 1_789_430_400.0);
+
+    let r = st.run(&["search", "tea", "--no-vectors"]).code(0);
+    assert!(!r.stderr.contains("vectors off"), "asked for no vectors, warned anyway: {}", r.stderr);
+}

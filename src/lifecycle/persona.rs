@@ -333,8 +333,10 @@ pub(crate) fn fact_set(
     domain: &str,
     key: &str,
     value: String,
+    at: Option<f64>,
 ) -> Result<String> {
-    let now = engine.now();
+    // The fact's own time: when the value became true (an import of history), else now.
+    let now = at.unwrap_or_else(|| engine.now());
     let address = format!("{domain}/facts/{key}");
     let before = match resolve(tx, &address) {
         Ok(m) => Some(m),
@@ -343,7 +345,14 @@ pub(crate) fn fact_set(
     };
     let mut m = before.clone().unwrap_or_else(|| PersonaMemory::new(domain, "facts", key, "", now));
     if before.is_some() && m.value != value {
-        push_history(&mut m, now);
+        match at {
+            // A dated set (an import of history): the old value held from when it was set.
+            Some(_) => {
+                let from = m.last_reinforced.max(m.created_at).min(now);
+                m.sync.life.history.push(crate::model::FactValue { value: m.value.clone(), from, until: now });
+            }
+            None => push_history(&mut m, now),
+        }
     }
     m.value = value;
     if before.is_some() {

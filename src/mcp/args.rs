@@ -18,6 +18,8 @@ pub struct RememberArgs {
     pub themes: Option<Vec<String>>,
     /// 0 to 1: how much it matters; important memories fade more slowly.
     pub importance: Option<f64>,
+    /// When it was true or happened, if not now: ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (3d, 2w), or Unix seconds. Dates the memory; use it when importing history.
+    pub at: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -53,6 +55,8 @@ pub struct SearchArgs {
 pub struct JournalArgs {
     /// What happened, in a sentence or a short paragraph.
     pub content: String,
+    /// When it was true or happened, if not now: ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (3d, 2w), or Unix seconds. Dates the memory; use it when importing history.
+    pub at: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -84,6 +88,8 @@ pub struct FactSetArgs {
     pub value: String,
     /// Domain the fact lives in. Default: notes.
     pub domain: Option<String>,
+    /// When it was true or happened, if not now: ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (3d, 2w), or Unix seconds. Dates the memory; use it when importing history.
+    pub at: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

@@ -41,6 +41,14 @@ pub(super) fn ok(text: String, structured: Value) -> ToolResult {
     Ok(r)
 }
 
+/// The `at` argument as Unix seconds (`None`: now), or the error to give back.
+pub(super) fn when(at: &Option<String>, now: f64) -> Result<Option<f64>, String> {
+    match at.as_deref().map(str::trim).filter(|s| !s.is_empty()) {
+        None => Ok(None),
+        Some(s) => crate::search::time::parse_time(s, now).map(Some).map_err(|e| format!("at: {e}")),
+    }
+}
+
 pub(super) fn budget(max_tokens: Option<u32>, default: usize) -> Result<usize, String> {
     match max_tokens {
         None => Ok(default),

@@ -111,7 +111,14 @@ and the memory's address. Without a domain it goes to notes/general."
                 key
             }
         };
+        let at = match when(&a.at, self.store.now()) {
+            Ok(at) => at,
+            Err(e) => return fail(e),
+        };
         let mut input = PersonaInput::new(&domain, &facet, &key, &content).source("mcp");
+        if let Some(t) = at {
+            input = input.at(t);
+        }
         if let Some(themes) = a.themes {
             input = input.themes(themes.into_iter().map(|t| t.trim().to_string()).filter(|t| !t.is_empty()));
         }
@@ -302,12 +309,13 @@ Journal entries are searchable and may be promoted to lasting memories when they
             Ok(c) => c,
             Err(e) => return fail(e),
         };
-        match self.store.journal(content).await {
+        let at = match when(&a.at, self.store.now()) {
+            Ok(at) => at.unwrap_or_else(|| self.store.now()),
+            Err(e) => return fail(e),
+        };
+        match self.store.journal_at(content, at).await {
             Ok(event_id) => {
-                let address = match self.store.recent(1).await {
-                    Ok(v) => v.first().map(|j| render::journal_address(j.created_at)),
-                    Err(_) => None,
-                };
+                let address = Some(render::journal_address(at));
                 ok(
                     format!(
                         "journal entry stored{}",
@@ -376,7 +384,12 @@ token budget (default 500). Call it at the start of a conversation or task."
 The previous value is kept in the fact's history.")]
     async fn fact_set(&self, Parameters(a): Parameters<FactSetArgs>) -> ToolResult {
         let domain = a.domain.as_deref().map(str::trim).filter(|d| !d.is_empty()).unwrap_or(DEFAULT_DOMAIN);
-        match self.store.fact_set(domain, a.subject.trim(), a.attribute.trim(), &a.value).await {
+        let set = match when(&a.at, self.store.now()) {
+            Ok(Some(t)) => self.store.fact_set_at(domain, a.subject.trim(), a.attribute.trim(), &a.value, t).await,
+            Ok(None) => self.store.fact_set(domain, a.subject.trim(), a.attribute.trim(), &a.value).await,
+            Err(e) => return fail(e),
+        };
+        match set {
             Ok(event_id) => ok(
                 format!(
                     "{} = {}",

@@ -91,11 +91,36 @@ impl MemoryStore {
     /// as the persona memory `domain/facts/{subject}:{attribute}`. A different earlier value
     /// moves to the fact's history ([`MemoryStore::fact_history`]). Returns the event id.
     pub async fn fact_set(&self, domain: &str, subject: &str, attribute: &str, value: &str) -> Result<String> {
+        self.fact_set_inner(domain, subject, attribute, value, None).await
+    }
+
+    /// [`MemoryStore::fact_set`] dated `at` (Unix seconds): when the value became true, as
+    /// an agent importing its history knows it. The event is still signed at the system
+    /// clock; [`MemoryStore::fact_history`] shows `at`.
+    pub async fn fact_set_at(
+        &self,
+        domain: &str,
+        subject: &str,
+        attribute: &str,
+        value: &str,
+        at: f64,
+    ) -> Result<String> {
+        self.fact_set_inner(domain, subject, attribute, value, Some(at)).await
+    }
+
+    async fn fact_set_inner(
+        &self,
+        domain: &str,
+        subject: &str,
+        attribute: &str,
+        value: &str,
+        at: Option<f64>,
+    ) -> Result<String> {
         validate_taxonomy("domain", domain)?;
         validate_value(value)?;
         let key = persona::fact_key(subject, attribute)?;
         let (domain, value) = (domain.to_string(), value.to_string());
-        self.parts().write(move |tx, engine, life| persona::fact_set(tx, engine, life, &domain, &key, value)).await
+        self.parts().write(move |tx, engine, life| persona::fact_set(tx, engine, life, &domain, &key, value, at)).await
     }
 
     /// The current value of a keyed fact in `domain`, if set.

@@ -177,6 +177,23 @@ async def every_tool(s, bin_path, env):
     check(r.structured_content["estimated_tokens"] <= 200, "context over budget")
     await call(s, "context", {"max_tokens": "lots"}, ok=False)
 
+    # Time on the agent's side: `at` dates a memory, a journal entry and a fact (issue 23).
+    r = await call(s, "remember", {"content": "We adopted the cat Miso from the shelter", "key": "miso",
+                                   "domain": "people", "facet": "pets", "at": "2026-08-03"})
+    r = await call(s, "recall", {"key": "people/pets/miso"})
+    check(r.structured_content["memory"]["time"].startswith("2026-08-03"), f"dated remember: {r.structured_content}")
+    r = await call(s, "journal", {"content": "Hiked the ridge trail", "at": "2026-08-09T10:00:00Z"})
+    check(r.structured_content["address"] == "journal/1786269600.0", f"dated journal: {r.structured_content}")
+    await call(s, "fact_set", {"subject": "miso", "attribute": "vet", "value": "Dr. Ona", "at": "2026-08-04"})
+    await call(s, "fact_set", {"subject": "miso", "attribute": "vet", "value": "Dr. Pell", "at": "2026-09-01"})
+    r = await call(s, "fact_history", {"subject": "miso", "attribute": "vet"})
+    h = r.structured_content["history"]
+    check(h[0]["from"].startswith("2026-08-04") and h[0]["until"].startswith("2026-09-01"), f"dated history: {h}")
+    for tool, args in [("remember", {"content": "x", "at": "someday"}), ("journal", {"content": "x", "at": "soon"}),
+                       ("fact_set", {"subject": "a", "attribute": "b", "value": "c", "at": "later"})]:
+        r = await call(s, tool, args, ok=False)
+        check("at:" in text(r), f"{tool} bad at: {text(r)}")
+
     # Keyed facts.
     await call(s, "fact_set", {"subject": "alice", "attribute": "employer", "value": "Acme"})
     await call(s, "fact_set", {"subject": "alice", "attribute": "employer", "value": "Globex"})

@@ -281,6 +281,10 @@ pub(crate) enum FactCommand {
         attribute: String,
         /// The new value; `-` reads it from standard input.
         value: String,
+        /// When the value became true (ISO 8601, a span back from now such as 3d, or Unix
+        /// seconds) [default: now]. Dates the fact and its history.
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        at: Option<When>,
     },
     /// The current value (exit 1 if none).
     Get {

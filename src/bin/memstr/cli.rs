@@ -166,13 +166,42 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Remember { key, value, at } => {
             out.event_id(&store.remember_at(key, &value_arg(value)?, at.as_ref().map_or(now, |w| w.at(now))).await?);
         }
-        Command::Recall { key: Some(key), .. } => match store.recall(key).await? {
-            Some(m) => out.memory(&m),
-            None => {
-                out.not_found(key);
-                return Ok(ExitCode::from(1));
+        Command::Recall { key: Some(key), .. } => {
+            // As the MCP tool reads a reference: kv/KEY, domain/facet/KEY, or a bare key
+            // (one naming several memories is an error listing them).
+            let flat = key.strip_prefix("kv/").unwrap_or(key);
+            let m = match store.resolve(key).await {
+                Ok(r) if r.kind == "persona" => {
+                    let mut parts = r.address.splitn(3, '/');
+                    let (d, f, k) =
+                        (parts.next().unwrap_or(""), parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+                    match store.persona_peek(PersonaQuery::exact(d, f, k)).await?.pop() {
+                        Some(p) => {
+                            out.value(&p.value);
+                            return Ok(ExitCode::SUCCESS);
+                        }
+                        None => None,
+                    }
+                }
+                Ok(r) if r.kind == "journal" => {
+                    bail!("{key} is a journal entry: `memstr recent` lists the journal, `memstr search` finds an entry")
+                }
+                Err(memstr::Error::Ambiguous { key, candidates }) => {
+                    bail!(
+                        "key {key:?} names several memories: {}; recall one of these addresses",
+                        candidates.join(", ")
+                    )
+                }
+                _ => store.recall(flat).await?,
+            };
+            match m {
+                Some(m) => out.memory(&m),
+                None => {
+                    out.not_found(key);
+                    return Ok(ExitCode::from(1));
+                }
             }
-        },
+        }
         Command::Recall { key: None, .. } => out.memories(&store.recall_all().await?),
         Command::Forget { reference } => out.event_id(&store.forget(reference).await?),
         Command::Archive { reference } => out.address("archived", &store.archive(reference).await?),
@@ -324,8 +353,13 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             out.done(&format!("unpinned {reference}"));
         }
         Command::Graph { reference } => out.neighbours(&store.graph_neighbours(reference).await?),
-        Command::Fact(FactCommand::Set { domain, subject, attribute, value }) => {
-            out.event_id(&store.fact_set(domain, subject, attribute, &value_arg(value)?).await?)
+        Command::Fact(FactCommand::Set { domain, subject, attribute, value, at }) => {
+            let value = value_arg(value)?;
+            let id = match at {
+                Some(w) => store.fact_set_at(domain, subject, attribute, &value, w.at(now)).await?,
+                None => store.fact_set(domain, subject, attribute, &value).await?,
+            };
+            out.event_id(&id)
         }
         Command::Fact(FactCommand::Get { domain, subject, attribute }) => {
             match store.fact_get(domain, subject, attribute).await? {

@@ -23,11 +23,14 @@ fn main() -> ExitCode {
     }
     clear_empty_env();
     let args = args::Args::parse();
+    // `search --no-vectors` turned the model off on purpose: no warning that it is off.
+    let chosen = matches!(args.command, args::Command::Search { no_vectors: true, .. });
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("MEMSTR_LOG").unwrap_or_else(|_| {
             // The relay library reports every client that hangs up without a closing
             // handshake as an error: routine for a relay, noise in its log.
-            "warn,nostr_relay_builder=off".into()
+            if chosen { "warn,nostr_relay_builder=off,memstr::search=error" } else { "warn,nostr_relay_builder=off" }
+                .into()
         }))
         .with_writer(std::io::stderr)
         // Colour codes only for a person at a terminal: logs and agents read plain text.
