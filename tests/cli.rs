@@ -783,12 +783,17 @@ fn store_of_another_key_refuses_to_open() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn remember_prints_the_event_id() {
+fn remember_prints_the_address_to_forget_it_by_and_the_event_id() {
     let st = Store::new();
     let out = st.ok(&["remember", "k", "v"]);
-    assert!(is_event_id(out.trim_end()), "{out}");
+    let (address, id) = out.trim_end().split_once('\t').unwrap();
+    assert_eq!(address, "kv/k");
+    assert!(is_event_id(id), "{out}");
     let j = st.json(&["remember", "k2", "v"]);
     assert!(is_event_id(j["event_id"].as_str().unwrap()), "{j}");
+    assert_eq!(j["address"], "kv/k2");
+    st.ok(&["forget", address]);
+    st.run(&["recall", "k"]).code(1);
 }
 
 #[test]
@@ -949,8 +954,10 @@ fn journal_prints_event_id_and_keeps_entries_at_the_same_instant() {
     let st = Store::new();
     let a = st.ok(&["journal", "one", "--at", &s(T0)]);
     let b = st.json(&["journal", "two", "--at", &s(T0)]);
-    assert!(is_event_id(a.trim_end()));
-    assert_ne!(b["event_id"].as_str().unwrap(), a.trim_end());
+    let (address, id) = a.trim_end().split_once('\t').unwrap();
+    assert!(address.starts_with("journal/") && is_event_id(id), "{a}");
+    assert!(b["address"].as_str().unwrap().starts_with("journal/"), "{b}");
+    assert_ne!(b["event_id"].as_str().unwrap(), id);
     assert_eq!(st.json(&["recent"]).as_array().unwrap().len(), 2);
     assert_eq!(st.json(&["stats"])["journal"], 2);
 }

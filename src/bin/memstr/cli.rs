@@ -164,7 +164,8 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             unreachable!("handled before opening the store")
         }
         Command::Remember { key, value, at } => {
-            out.event_id(&store.remember_at(key, &value_arg(value)?, at.as_ref().map_or(now, |w| w.at(now))).await?);
+            let id = store.remember_at(key, &value_arg(value)?, at.as_ref().map_or(now, |w| w.at(now))).await?;
+            out.written(&format!("kv/{key}"), &id);
         }
         Command::Recall { key: Some(key), .. } => {
             // As the MCP tool reads a reference: kv/KEY, domain/facet/KEY, or a bare key
@@ -208,7 +209,9 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Restore { reference } => out.address("restored", &store.restore(reference).await?),
         Command::Purge { reference } => out.event_id(&store.purge(reference).await?),
         Command::Journal { text, at } => {
-            out.event_id(&store.journal_at(&value_arg(text)?, at.as_ref().map_or(now, |w| w.at(now))).await?)
+            let t = at.as_ref().map_or(now, |w| w.at(now));
+            let id = store.journal_at(&value_arg(text)?, t).await?;
+            out.written(&memstr::address_of(&memstr::MemoryPath::journal(t)), &id)
         }
         Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
         Command::Stats => out.stats(&store.stats().await?),

@@ -292,6 +292,15 @@ impl Out {
         }
     }
 
+    /// A new memory: the address to name it by (`forget`, `archive`, ...) and its event id.
+    pub fn written(&self, address: &str, id: &str) {
+        if self.json {
+            print_json(&json!({"address": address, "event_id": id}));
+        } else {
+            println!("{}\t{id}", l(address));
+        }
+    }
+
     pub fn event_id(&self, id: &str) {
         if self.json {
             print_json(&json!({"event_id": id}));
