@@ -24,9 +24,19 @@ pub(crate) fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     }
 }
 
-/// Takes group and other access away from an existing directory (memstr's own store
-/// directory): `0755` becomes `0700`, `0500` stays.
+/// Takes group and other access away from an existing directory of the user's own (memstr's
+/// store directory): `0755` becomes `0700`, `0500` stays. A directory of someone else's, or
+/// one others may create files in (`/tmp`, a shared folder), is left as it is: narrowing it
+/// would lock its other users out, and the store refuses it anyway ([`check_private`]).
 pub fn restrict_dir(dir: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(dir)?;
+        if meta.uid() != current_user().0 || meta.mode() & 0o1002 != 0 {
+            return Ok(());
+        }
+    }
     set_mode(dir, 0o700)
 }
 

@@ -136,8 +136,11 @@ fn the_cli_refuses_a_database_planted_in_a_shared_directory() {
     let out = out.unwrap();
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("refusing to use") && err.contains("belongs to another user"), "{err}");
+    assert!(err.contains("refusing to use"), "{err}");
     assert_eq!(std::fs::metadata(&db).unwrap().len(), 0, "nothing was written into it");
+    // And the shared directory is left as it was: narrowing it would lock its users out.
+    let mode = std::fs::metadata(dir.path()).unwrap().mode() & 0o7777;
+    assert_eq!(mode, 0o1777, "the CLI changed a shared directory's mode to {mode:o}");
 }
 
 #[tokio::test]

@@ -159,3 +159,31 @@ async fn purge_after_another_device_rewrote_it_leaves_neither_version() {
     assert!(store.recall(FLAT_KEY).await.unwrap().unwrap().value.contains(c), "the newer version won");
     purge_and_check(dir.path(), store, &addresses, &EDITED).await;
 }
+
+/// Through the CLI (the process that purges is the only one, as from a shell): the purged
+/// memory's point is blanked in the saved vector index at once, not at the next command that
+/// loads the index. A retest found the embedding still in `graph.bin` after a CLI purge.
+#[test]
+fn a_cli_purge_blanks_the_vector_in_the_saved_index_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    model_dir(); // the CLI finds the model in the cache fetch.sh fills
+    init_store(dir.path());
+    let memstr_in = |args: &[&str]| run_ok(memstr(dir.path()).arg("--dir").arg(dir.path()).args(args));
+    memstr_in(&["remember", "gate-code", "the garage gate code is 4417"]);
+    memstr_in(&["remember", "ferry", "the zanzibar ferry leaves at dawn"]);
+    memstr_in(&["index"]);
+    let model = onnx_embedder();
+    let point = memstr::index::vectors::quantize(
+        &memstr::index::Embedder::embed(&model, &["gate-code: the garage gate code is 4417"]).unwrap()[0],
+    );
+    let holds = || {
+        let bytes: Vec<u8> = point.iter().map(|&x| x as u8).collect();
+        std::fs::read_dir(dir.path().join("memstr.db.vectors")).unwrap().any(|f| {
+            let data = std::fs::read(f.unwrap().path()).unwrap();
+            data.windows(bytes.len()).any(|w| w == bytes.as_slice())
+        })
+    };
+    assert!(holds(), "the saved index holds the memory's vector");
+    memstr_in(&["purge", "gate-code"]);
+    assert!(!holds(), "the purged memory's vector is still in the index files");
+}

@@ -57,6 +57,8 @@ fn wants_vectors(args: &Args) -> bool {
         Command::Persona(PersonaCommand::Search { .. }) => true,
         Command::Persona(PersonaCommand::Add { gate: true, .. }) => true,
         Command::Introspect | Command::Consolidate | Command::Mcp(_) | Command::Index => true,
+        // The purged memory's point is blanked in the saved index at once (docs/lifecycle.md).
+        Command::Purge { .. } => true,
         _ => false,
     }
 }
