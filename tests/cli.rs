@@ -2478,3 +2478,22 @@ fn recall_reads_references_as_mcp_does_and_fact_set_takes_at() {
     let r = st.run(&["search", "tea", "--no-vectors"]).code(0);
     assert!(!r.stderr.contains("vectors off"), "asked for no vectors, warned anyway: {}", r.stderr);
 }
+
+/// Each hit shows its strength beside the score, `--min-strength` filters by it, and
+/// `restore` of a memory that is not archived says so (issue 23).
+#[test]
+fn search_shows_strength_and_restore_says_when_nothing_was_archived() {
+    let st = Store::new();
+    st.ok(&["journal", "We adopted a puppy named Biscuit last spring", "--at", &s(T0)]);
+    let out = st.ok(&["search", "puppy Biscuit", "--no-vectors"]);
+    let fields: Vec<&str> = out.lines().next().unwrap().split('\t').collect();
+    let strength: f64 = fields[1].parse().unwrap();
+    assert!(strength > 0.0 && strength <= 1.0, "{out}");
+    let none = st.run(&["search", "puppy Biscuit", "--no-vectors", "--min-strength", "0.999"]).code(0);
+    assert_eq!(none.stdout, "", "{none:?}");
+    st.run(&["search", "puppy", "--min-strength", "7"]).code(2);
+    st.ok(&["remember", "k", "v"]);
+    assert!(st.ok(&["restore", "kv/k"]).contains("was not archived"));
+    st.ok(&["archive", "kv/k"]);
+    assert_eq!(st.ok(&["restore", "kv/k"]), "restored kv/k\n");
+}

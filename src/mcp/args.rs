@@ -48,6 +48,8 @@ pub struct SearchArgs {
     pub max_tokens: Option<u32>,
     /// Show how each signal (meaning, words, recency, ...) contributed to each score.
     pub explain: Option<bool>,
+    /// Drop hits weaker than this strength (0 to 1; each hit shows its strength). Default: the calibrated cutoff.
+    pub min_strength: Option<f64>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

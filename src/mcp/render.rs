@@ -35,6 +35,19 @@ pub(super) struct Item {
     pub themes: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<f64>,
+    /// How strongly a search hit matches, 0 to 1, comparable across searches (the number
+    /// the cutoff uses); `score` only orders one search's hits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strength: Option<f64>,
+    /// It was asleep (archived, forgotten, dissolved) and this search brought it back.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub revived: bool,
+    /// It is archived: out of search and context unless asked for.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub archived: bool,
+    /// A newer memory replaces it (its address): history, not the current truth.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
     /// Per-signal parts of the score, only when asked for (`explain`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub signals: Option<Value>,
@@ -61,6 +74,18 @@ pub(super) fn persona_item(store: &MemoryStore, m: &PersonaMemory, now: f64) -> 
         content: m.value.clone(),
         themes: m.themes.clone(),
         score: None,
+        strength: None,
+        revived: false,
+        archived: m.sync.life.archived_at.is_some(),
+        // The stored field is a key (the published client's format): named by address, in
+        // the memory's own domain and facet unless it says otherwise.
+        superseded_by: m.superseded_by.as_deref().filter(|s| !s.is_empty()).map(|s| {
+            if s.contains('/') {
+                s.to_string()
+            } else {
+                format!("{}/{}/{s}", m.domain, m.facet)
+            }
+        }),
         signals: None,
         truncated: false,
         detail: None,
@@ -77,6 +102,10 @@ pub(super) fn kv_item(m: &Memory) -> Item {
         content: m.value.clone(),
         themes: Vec::new(),
         score: None,
+        strength: None,
+        revived: false,
+        archived: false,
+        superseded_by: None,
         signals: None,
         truncated: false,
         detail: None,
@@ -93,6 +122,10 @@ pub(super) fn journal_item(j: &JournalEntry) -> Item {
         content: j.content.clone(),
         themes: Vec::new(),
         score: None,
+        strength: None,
+        revived: false,
+        archived: false,
+        superseded_by: None,
         signals: None,
         truncated: false,
         detail: None,
@@ -106,6 +139,8 @@ pub(super) fn hit_item(store: &MemoryStore, hit: &SearchHit, now: f64, explain: 
         Found::Persona(p) => persona_item(store, p, now),
     };
     item.score = Some((hit.score * 10_000.0).round() / 10_000.0);
+    item.strength = Some((hit.strength * 1_000.0).round() / 1_000.0);
+    item.revived = hit.revived;
     if explain {
         item.signals = Some(json!(hit
             .signals
@@ -151,6 +186,18 @@ fn item_text(n: usize, item: &Item) -> String {
     }
     if let Some(s) = item.score {
         meta.push(format!("score {s}"));
+    }
+    if let Some(s) = item.strength {
+        meta.push(format!("strength {s}"));
+    }
+    if item.revived {
+        meta.push("revived (was asleep)".into());
+    }
+    if item.archived {
+        meta.push("archived".into());
+    }
+    if let Some(s) = &item.superseded_by {
+        meta.push(format!("superseded by {}", quoted(s)));
     }
     let mut out = format!("[{n}] {}\n    content: {}", meta.join(" | "), quoted(&item.content));
     if item.truncated {

@@ -220,6 +220,12 @@ within a token budget. Filter by domain, kinds (persona, memory, journal) and ti
         };
         let now = self.store.now();
         let mut q = SearchQuery::new(query).limit(limit as usize);
+        if let Some(m) = a.min_strength {
+            if !(0.0..=1.0).contains(&m) {
+                return fail(format!("min_strength {m} is out of range: give a number from 0 to 1"));
+            }
+            q.min_strength = Some(m);
+        }
         for kind in a.kinds.unwrap_or_default() {
             q.kinds.push(match kind.trim().to_ascii_lowercase().as_str() {
                 "persona" => Kind::Persona,
@@ -284,7 +290,11 @@ Use it when the user asks you to forget something or a memory is wrong and shoul
     #[tool(description = "Restore an archived memory (by key or address) to search results and context.")]
     async fn restore(&self, Parameters(a): Parameters<KeyArgs>) -> ToolResult {
         match verbs::restore(&self.store, a.key.trim()).await {
-            Ok(address) => ok(format!("restored {}", quoted(&address)), json!({"restored": address})),
+            Ok((address, true)) => ok(format!("restored {}", quoted(&address)), json!({"restored": address})),
+            Ok((address, false)) => ok(
+                format!("{} was not archived: nothing to restore", quoted(&address)),
+                json!({"restored": address, "was_archived": false}),
+            ),
             Err(e) => store_error(e),
         }
     }

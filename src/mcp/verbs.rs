@@ -18,9 +18,13 @@ pub(super) async fn archive(store: &MemoryStore, reference: &str) -> Result<Addr
     store.archive(reference).await
 }
 
-/// Brings an archived memory back.
-pub(super) async fn restore(store: &MemoryStore, reference: &str) -> Result<Address> {
-    store.restore(reference).await
+/// Brings an archived memory back: `(address, whether it was archived)`.
+pub(super) async fn restore(store: &MemoryStore, reference: &str) -> Result<(Address, bool)> {
+    let address = store.resolve(reference).await?.address;
+    Ok(match store.restore_if_archived(&address).await? {
+        Some(a) => (a, true),
+        None => (address, false),
+    })
 }
 
 /// Forgets `reference` and wipes its local remnants.

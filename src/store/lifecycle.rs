@@ -167,14 +167,25 @@ impl MemoryStore {
         self.set_archived(reference, false).await
     }
 
+    /// [`MemoryStore::restore`] that says whether there was anything to restore: `None`
+    /// when the memory was not archived (nothing changed, nothing signed).
+    pub async fn restore_if_archived(&self, reference: &str) -> Result<Option<String>> {
+        let (address, changed) = self.set_archived_reporting(reference, false).await?;
+        Ok(changed.then_some(address))
+    }
+
     async fn set_archived(&self, reference: &str, archived: bool) -> Result<String> {
+        Ok(self.set_archived_reporting(reference, archived).await?.0)
+    }
+
+    async fn set_archived_reporting(&self, reference: &str, archived: bool) -> Result<(String, bool)> {
         let reference = reference.to_string();
         self.parts()
             .write(move |tx, engine, life| {
                 let path = refs::resolve(tx, &reference, false)?;
                 let at = archived.then(|| engine.now());
-                persona::set_archived(tx, engine, life, &path, at, true)?;
-                Ok(address_of(&path))
+                let changed = persona::set_archived(tx, engine, life, &path, at, true)?;
+                Ok((address_of(&path), changed))
             })
             .await
     }

@@ -116,6 +116,12 @@ async def every_tool(s, bin_path, env):
     raw = json.dumps(r.structured_content)
     for internal in ['"vv"', '"acc"', '"sync"', '"signals"', "dirty"]:
         check(internal not in raw, f"search output leaks {internal}: {raw[:300]}")
+    # Each hit shows its strength (the cutoff's number); min_strength filters by it.
+    check(all(0 < x["strength"] <= 1 for x in res), f"strength on every hit: {res}")
+    check("strength " in text(r), f"strength in the text: {text(r)}")
+    r = await call(s, "search", {"query": "which editor theme does Alice like", "min_strength": 0.99})
+    check(r.structured_content["results"] == [], f"min_strength 0.99: {r.structured_content}")
+    await call(s, "search", {"query": "x", "min_strength": 2}, ok=False)
     r = await call(s, "search", {"query": "Alice dark mode", "explain": True})
     check("signals" in r.structured_content["results"][0], "explain: no signals")
     r = await call(s, "search", {"query": "database", "domain": "projects", "kinds": ["persona"]})
@@ -208,6 +214,10 @@ async def every_tool(s, bin_path, env):
     await call(s, "connect", {"a": "projects/decisions/db", "b": "alice-prefers-dark-mode-every-editor"})
     await call(s, "connect", {"a": "projects/decisions/db", "b": "nothing-here"}, ok=False)
     await call(s, "contradict", {"old": "projects/decisions/db", "new": "projects/decisions/db-postgres"})
+    r = await call(s, "search", {"query": "project database SQLite WAL", "min_strength": 0})
+    old = [x for x in r.structured_content["results"] if x["address"] == "projects/decisions/db"]
+    check(old and old[0].get("superseded_by") == "projects/decisions/db-postgres", f"superseded mark: {old}")
+    check('superseded by "projects/decisions/db-postgres"' in text(r), f"superseded in the text: {text(r)}")
     r = await call(s, "neighbours", {"key": "projects/decisions/db"})
     check(r.structured_content["total"] >= 1, f"neighbours: {r.structured_content}")
     await call(s, "pin", {"key": "alice-prefers-dark-mode-every-editor"})
@@ -224,6 +234,8 @@ async def every_tool(s, bin_path, env):
     check(r.structured_content["archived"] == "people/habits/tea", f"archive: {r.structured_content}")
     r = await call(s, "restore", {"key": "people/habits/tea"})
     check(r.structured_content["restored"] == "people/habits/tea", f"restore: {r.structured_content}")
+    r = await call(s, "restore", {"key": "people/habits/tea"})
+    check("was not archived" in text(r) and r.structured_content["was_archived"] is False, f"restore again: {text(r)}")
     await call(s, "forget", {"key": "tea"}, ok=False)  # ambiguous: never guessed
     r = await call(s, "forget", {"key": "world/facts/tea"})
     check(r.structured_content["forgotten"] == "world/facts/tea", f"forget: {r.structured_content}")

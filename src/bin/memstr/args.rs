@@ -185,6 +185,10 @@ pub(crate) enum Command {
         /// Show each hit's score signal by signal.
         #[arg(long)]
         explain: bool,
+        /// Drop hits weaker than this strength (0 to 1, the second column) [default: the
+        /// calibrated cutoff; 0 keeps every hit].
+        #[arg(long, value_name = "S", value_parser = parse_strength)]
+        min_strength: Option<f64>,
         /// Search without the embedding model.
         #[arg(long)]
         no_vectors: bool,
@@ -525,4 +529,11 @@ pub(crate) fn parse_instant(s: &str) -> Result<f64, String> {
         return Err(format!("{s:?} is before 1970: memstr's times are non-negative Unix seconds"));
     }
     Ok(t)
+}
+
+fn parse_strength(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(format!("{s:?} is not a strength: give a number from 0 to 1")),
+    }
 }

@@ -208,7 +208,13 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Recall { key: None, .. } => out.memories(&store.recall_all().await?),
         Command::Forget { reference } => out.event_id(&store.forget(reference).await?),
         Command::Archive { reference } => out.address("archived", &store.archive(reference).await?),
-        Command::Restore { reference } => out.address("restored", &store.restore(reference).await?),
+        Command::Restore { reference } => {
+            let address = store.resolve(reference).await?.address;
+            match store.restore_if_archived(&address).await? {
+                Some(a) => out.address("restored", &a),
+                None => out.done(&format!("{address} was not archived: nothing to restore")),
+            }
+        }
         Command::Purge { reference } => out.event_id(&store.purge(reference).await?),
         Command::Journal { text, at } => {
             let t = at.as_ref().map_or(now, |w| w.at(now));
@@ -217,8 +223,9 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         }
         Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
         Command::Stats => out.stats(&store.stats().await?),
-        Command::Search { query, limit, kinds, domain, facet, since, until, explain, .. } => {
+        Command::Search { query, limit, kinds, domain, facet, since, until, explain, min_strength, .. } => {
             let mut q = memstr::SearchQuery::new(query).limit(*limit as usize);
+            q.min_strength = *min_strength;
             q.kinds = kinds
                 .iter()
                 .map(|k| match k {

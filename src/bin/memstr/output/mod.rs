@@ -441,7 +441,13 @@ impl Out {
             // A memory brought back from the archive or from being forgotten says so: the
             // agent should know it was asleep.
             let mark = if h.revived { " [revived]" } else { "" };
-            println!("{:.4}\t{kind}{mark}\t{}\t{}", h.score, time(h.found.time()), l(&h.found.text()));
+            println!(
+                "{:.4}\t{:.3}\t{kind}{mark}\t{}\t{}",
+                h.score,
+                h.strength,
+                time(h.found.time()),
+                l(&h.found.text())
+            );
             if explain {
                 for sig in &h.signals {
                     let rank = sig.rank.map(|r| format!("rank {r}")).unwrap_or_else(|| "unranked".into());
