@@ -2497,3 +2497,22 @@ fn search_shows_strength_and_restore_says_when_nothing_was_archived() {
     st.ok(&["archive", "kv/k"]);
     assert_eq!(st.ok(&["restore", "kv/k"]), "restored kv/k\n");
 }
+
+/// `recent --since/--until` lists every journal entry in the range by its own time, with no
+/// search cutoff: the trial's week of eight entries that a ranged search returned none of.
+#[test]
+fn recent_lists_every_entry_in_a_time_range() {
+    let st = Store::new();
+    let day = 86_400.0;
+    for i in 0..8 {
+        st.ok(&["journal", &format!("entry {i} of the week"), "--at", &s(T0 + i as f64 * day / 2.0)]);
+    }
+    st.ok(&["journal", "a month later", "--at", &s(T0 + 30.0 * day)]);
+    let week = st.json(&["recent", "--since", &s(T0), "--until", &s(T0 + 7.0 * day), "-n", "100"]);
+    assert_eq!(week.as_array().unwrap().len(), 8, "{week}");
+    assert_eq!(week[0]["content"], "entry 7 of the week", "newest first");
+    let later = st.json(&["recent", "--since", &s(T0 + 7.0 * day)]);
+    assert_eq!(later.as_array().unwrap().len(), 1);
+    assert_eq!(st.json(&["recent", "--until", &s(T0)]), serde_json::json!([]), "until is exclusive");
+    st.run(&["recent", "--since", "whenever"]).code(2);
+}

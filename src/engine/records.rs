@@ -180,11 +180,17 @@ pub(crate) fn append_journal(tx: &Transaction, engine: &Engine, content: String,
 
 /// The newest journal entries, newest first; archived entries are left out.
 pub(crate) fn recent_journal(conn: &Connection, limit: usize) -> Result<Vec<JournalEntry>> {
+    journal_dated(conn, f64::NEG_INFINITY, f64::INFINITY, limit)
+}
+
+/// The newest journal entries written in `[since, until)` (their own time), newest first.
+pub(crate) fn journal_dated(conn: &Connection, since: f64, until: f64, limit: usize) -> Result<Vec<JournalEntry>> {
     let mut stmt = conn.prepare(
-        "SELECT payload FROM records WHERE kind = ?1 AND deleted = 0
+        "SELECT payload FROM records WHERE kind = ?1 AND deleted = 0 AND ts >= ?3 AND ts < ?4
          AND json_extract(payload, '$.archived_at') IS NULL ORDER BY ts DESC, path LIMIT ?2",
     )?;
-    let rows = stmt.query_map(params![RecordKind::Journal, limit as i64], |r| r.get::<_, String>(0))?;
+    let (since, until) = (since.max(-1e18), until.min(1e18));
+    let rows = stmt.query_map(params![RecordKind::Journal, limit as i64, since, until], |r| r.get::<_, String>(0))?;
     rows.map(|j| Ok(serde_json::from_str(&j?)?)).collect()
 }
 

@@ -77,6 +77,10 @@ pub struct RecentArgs {
     pub limit: Option<u32>,
     /// Token budget of the result (default 2000, at most 8000).
     pub max_tokens: Option<u32>,
+    /// Only entries dated at or after this time (the forms of search's since): every entry in the range, no cutoff.
+    pub since: Option<String>,
+    /// Only entries dated before this time (same forms).
+    pub until: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

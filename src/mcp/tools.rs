@@ -376,7 +376,17 @@ token budget (default 500). Call it at the start of a conversation or task."
             Ok(b) => b,
             Err(e) => return fail(e),
         };
-        match self.store.recent(limit as usize).await {
+        let now = self.store.now();
+        let mut range = [None, None];
+        for (slot, (field, value)) in range.iter_mut().zip([("since", &a.since), ("until", &a.until)]) {
+            if let Some(v) = value {
+                match parse_time(v, now) {
+                    Ok(t) => *slot = Some(t),
+                    Err(e) => return fail(format!("{field}: {e}")),
+                }
+            }
+        }
+        match self.store.recent_between(range[0], range[1], limit as usize).await {
             Ok(entries) => {
                 let items: Vec<Item> = entries.iter().map(render::journal_item).collect();
                 let header = match items.len() {

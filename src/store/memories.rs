@@ -65,6 +65,19 @@ impl MemoryStore {
         self.engine.read(move |conn, _| records::recent_journal(conn, limit)).await
     }
 
+    /// The newest journal entries dated in `[since, until)` (Unix seconds, the entries' own
+    /// times; `None`: unbounded), newest first, at most `limit`: everything in the range,
+    /// with no search cutoff. Archived entries are left out.
+    pub async fn recent_between(
+        &self,
+        since: Option<f64>,
+        until: Option<f64>,
+        limit: usize,
+    ) -> Result<Vec<JournalEntry>> {
+        let (since, until, limit) = (since.unwrap_or(f64::NEG_INFINITY), until.unwrap_or(f64::INFINITY), limit.max(1));
+        self.engine.read(move |conn, _| records::journal_dated(conn, since, until, limit)).await
+    }
+
     /// Stores a persona memory, or updates the one at the same address (keeping its
     /// history: creation time, access count, contradictions; adding connections).
     /// Writing counts as reinforcement. Returns the event id.

@@ -190,6 +190,10 @@ async def every_tool(s, bin_path, env):
     check(r.structured_content["memory"]["time"].startswith("2026-08-03"), f"dated remember: {r.structured_content}")
     r = await call(s, "journal", {"content": "Hiked the ridge trail", "at": "2026-08-09T10:00:00Z"})
     check(r.structured_content["address"] == "journal/1786269600.0", f"dated journal: {r.structured_content}")
+    # A range lists every entry in it by its own time (the dated journal entry of August).
+    r = await call(s, "recent", {"since": "2026-08-01", "until": "2026-09-01", "limit": 100})
+    check([e["content"] for e in r.structured_content["entries"]] == ["Hiked the ridge trail"], f"range: {r.structured_content}")
+    await call(s, "recent", {"since": "someday"}, ok=False)
     await call(s, "fact_set", {"subject": "miso", "attribute": "vet", "value": "Dr. Ona", "at": "2026-08-04"})
     await call(s, "fact_set", {"subject": "miso", "attribute": "vet", "value": "Dr. Pell", "at": "2026-09-01"})
     r = await call(s, "fact_history", {"subject": "miso", "attribute": "vet"})

@@ -154,6 +154,13 @@ pub(crate) enum Command {
         /// How many entries.
         #[arg(long, short = 'n', default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
+        /// Only entries dated at or after this time (ISO 8601, a span back such as 7d, or
+        /// Unix seconds): every entry in the range, no search cutoff.
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        since: Option<When>,
+        /// Only entries dated before this time (same forms).
+        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+        until: Option<When>,
     },
     /// Structured memories: domain / facet / key.
     #[command(subcommand)]

@@ -221,7 +221,10 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             let id = store.journal_at(&value_arg(text)?, t).await?;
             out.written(&memstr::address_of(&memstr::MemoryPath::journal(t)), &id)
         }
-        Command::Recent { limit } => out.journal(&store.recent(*limit as usize).await?),
+        Command::Recent { limit, since, until } => {
+            let (since, until) = (since.as_ref().map(|w| w.at(now)), until.as_ref().map(|w| w.at(now)));
+            out.journal(&store.recent_between(since, until, *limit as usize).await?)
+        }
         Command::Stats => out.stats(&store.stats().await?),
         Command::Search { query, limit, kinds, domain, facet, since, until, explain, min_strength, .. } => {
             let mut q = memstr::SearchQuery::new(query).limit(*limit as usize);
