@@ -2516,3 +2516,16 @@ fn recent_lists_every_entry_in_a_time_range() {
     assert_eq!(st.json(&["recent", "--until", &s(T0)]), serde_json::json!([]), "until is exclusive");
     st.run(&["recent", "--since", "whenever"]).code(2);
 }
+
+/// Forgetting what is not here (already forgotten, or never stored) succeeds and says so,
+/// in the CLI as in the MCP tool: forget is safe to retry (docs/skill/SKILL.md).
+#[test]
+fn forget_of_what_is_not_here_succeeds_and_says_so() {
+    let st = Store::new();
+    st.ok(&["persona", "add", "people", "facts", "bob", "plays cello"]);
+    st.ok(&["forget", "people/facts/bob"]);
+    let again = st.ok(&["forget", "people/facts/bob"]);
+    assert!(again.contains("nothing to forget"), "{again}");
+    let r = st.run(&["forget", "never-stored"]).code(0);
+    assert!(is_event_id(r.stdout.trim_end()) && r.stderr.contains("was not here"), "{r:?}");
+}

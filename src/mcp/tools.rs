@@ -272,7 +272,20 @@ Use it when the user asks you to forget something or a memory is wrong and shoul
             Err(e) => return fail(e),
         };
         match verbs::forget(&self.store, reference).await {
-            Ok(address) => ok(format!("forgot {}", quoted(&address)), json!({"forgotten": address})),
+            Ok(verbs::Forgot::Here(address)) => {
+                ok(format!("forgot {}", quoted(&address)), json!({"forgotten": address}))
+            }
+            Ok(verbs::Forgot::FlatNotHere(address)) => ok(
+                format!(
+                    "{} was not here (already forgotten, or never stored on this device); a deletion request goes to the relays in case another device stored it",
+                    quoted(&address)
+                ),
+                json!({"forgotten": address, "was_here": false}),
+            ),
+            Ok(verbs::Forgot::NotHere(address)) => ok(
+                format!("nothing to forget: {} is not here (already forgotten, or never stored)", quoted(&address)),
+                json!({"forgotten": Value::Null, "address": address, "was_here": false}),
+            ),
             Err(e) => store_error(e),
         }
     }

@@ -255,9 +255,15 @@ async def every_tool(s, bin_path, env):
     check(r.structured_content["purged"] == "notes/general/injection-attempt", f"purge: {r.structured_content}")
     await call(s, "forget", {"key": "wifi-password"})
     await call(s, "recall", {"key": "wifi-password"}, ok=False)
-    for verb in ["forget", "archive", "restore", "purge"]:
+    for verb in ["archive", "restore", "purge"]:
         await call(s, verb, {"key": "no-such-memory"}, ok=False)
         await call(s, verb, {}, ok=False)
+    await call(s, "forget", {}, ok=False)
+    # Forgetting what is not here succeeds and says so, as the CLI does (safe to retry).
+    r = await call(s, "forget", {"key": "no-such-memory"})
+    check("was not here" in text(r) and r.structured_content["was_here"] is False, f"forget absent: {text(r)}")
+    r = await call(s, "forget", {"key": "world/facts/tea"})
+    check("nothing to forget" in text(r), f"forget again: {text(r)}")
 
     # An unknown tool is refused, and the server still answers after all of the above.
     try:

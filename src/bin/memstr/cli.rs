@@ -206,7 +206,21 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
         }
         Command::Recall { key: None, .. } => out.memories(&store.recall_all().await?),
-        Command::Forget { reference } => out.event_id(&store.forget(reference).await?),
+        Command::Forget { reference } => match store.resolve(reference).await {
+            // Forgetting what is not here is not an error, as in the MCP tool: a flat key
+            // still gets a deletion request for relays (the published client's forget).
+            Err(memstr::Error::NotFound(_)) if reference.strip_prefix("kv/").unwrap_or(reference).contains('/') => {
+                out.done(&format!("nothing to forget: {reference} is not here (already forgotten, or never stored)"))
+            }
+            Err(memstr::Error::NotFound(_)) => {
+                let flat = reference.strip_prefix("kv/").unwrap_or(reference);
+                let id = store.forget(&format!("kv/{flat}")).await?;
+                eprintln!("memstr: kv/{flat} was not here; a deletion request goes to the relays in case another device stored it");
+                out.event_id(&id)
+            }
+            Err(e) => return Err(e.into()),
+            Ok(r) => out.event_id(&store.forget(&r.address).await?),
+        },
         Command::Archive { reference } => out.address("archived", &store.archive(reference).await?),
         Command::Restore { reference } => {
             let address = store.resolve(reference).await?.address;
