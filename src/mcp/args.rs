@@ -85,6 +85,13 @@ pub struct RecentArgs {
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct IntrospectArgs {
+    /// Token budget of the report (default 2000, at most 8000): the longest lists are cut first, with the count left out.
+    pub max_tokens: Option<u32>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct FactSetArgs {
     /// Who or what the fact is about, e.g. alice, project-x.
     pub subject: String,

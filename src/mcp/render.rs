@@ -212,6 +212,24 @@ fn item_text(n: usize, item: &Item) -> String {
     out
 }
 
+/// Cuts the longest lists of a JSON report (an item at a time, from their ends) until it
+/// fits `max_tokens` by [`estimate_tokens`]; returns how many items were left out.
+pub(super) fn fit_report(report: &mut Value, max_tokens: usize) -> usize {
+    let mut omitted = 0;
+    while estimate_tokens(&report.to_string()) + 40 > max_tokens {
+        let Some(obj) = report.as_object_mut() else { break };
+        let longest = obj.values_mut().filter_map(Value::as_array_mut).max_by_key(|a| a.len());
+        match longest {
+            Some(list) if !list.is_empty() => {
+                list.pop();
+                omitted += 1;
+            }
+            _ => break,
+        }
+    }
+    omitted
+}
+
 /// Items fitted to `max_tokens` (by [`estimate_tokens`] of the text block): the text, the
 /// items kept, and how many were left out. An item too long to fit whole when nothing else
 /// is shown yet is cut rather than dropped.

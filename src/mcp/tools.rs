@@ -516,11 +516,24 @@ domain/facet/key): the old one fades four times faster.")]
         description = "Review the persona: counts per state, contradictions, stale beliefs, orphans, and suggested \
 connections and revisions. Use it now and then to tidy memory."
     )]
-    async fn introspect(&self) -> ToolResult {
+    async fn introspect(&self, Parameters(a): Parameters<IntrospectArgs>) -> ToolResult {
+        let max_tokens = match budget(a.max_tokens, DEFAULT_RESULT_TOKENS) {
+            Ok(b) => b,
+            Err(e) => return fail(e),
+        };
         match self.store.persona_introspect().await {
             Ok(r) => {
-                let v = serde_json::to_value(&r).unwrap_or(Value::Null);
-                ok(format!("{DATA_NOTICE}\nIntrospection report: {v}"), v)
+                let mut v = serde_json::to_value(&r).unwrap_or(Value::Null);
+                let omitted = render::fit_report(&mut v, max_tokens);
+                let cut = if omitted > 0 {
+                    format!("\n({omitted} list items left out by the token budget: raise max_tokens for all of them)")
+                } else {
+                    String::new()
+                };
+                if let Some(o) = v.as_object_mut() {
+                    o.insert("omitted".into(), json!(omitted));
+                }
+                ok(format!("{DATA_NOTICE}\nIntrospection report: {v}{cut}"), v)
             }
             Err(e) => store_error(e),
         }

@@ -229,6 +229,10 @@ async def every_tool(s, bin_path, env):
     check(r.structured_content["memory"].get("pinned") is True, f"pinned: {r.structured_content}")
     await call(s, "pin", {"key": "tea"}, ok=False)
     await call(s, "introspect", {})
+    # The report honours a token budget, saying how much it left out.
+    r = await call(s, "introspect", {"max_tokens": 100})
+    check(len(text(r)) < 100 * 6 + len(NOTICE) + 200 and "omitted" in r.structured_content, f"introspect budget: {text(r)}")
+    await call(s, "introspect", {"max_tokens": 5}, ok=False)
     await call(s, "consolidate", {})
     r = await call(s, "status", {})
     check(r.structured_content["persona"] >= 5, f"status: {r.structured_content}")
