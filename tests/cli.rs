@@ -2539,3 +2539,18 @@ fn forget_of_what_is_not_here_succeeds_and_says_so() {
     let r = st.run(&["forget", "never-stored"]).code(0);
     assert!(is_event_id(r.stdout.trim_end()) && r.stderr.contains("was not here"), "{r:?}");
 }
+
+/// An empty search says why: nothing matched at all, or candidates fell below the strength
+/// cutoff (how many, the best strength), with the flag that shows them (issue 23).
+#[test]
+fn an_empty_search_says_why() {
+    let st = Store::new();
+    st.ok(&["journal", "We adopted a puppy named Biscuit last spring", "--at", &s(T0)]);
+    let r = st.run(&["search", "spring cleaning schedule for the garage", "--no-vectors"]).code(0);
+    assert_eq!(r.stdout, "");
+    assert!(r.stderr.contains("1 candidate(s) fell below the strength cutoff"), "{}", r.stderr);
+    let shown = st.ok(&["search", "spring cleaning schedule for the garage", "--no-vectors", "--min-strength", "0"]);
+    assert!(shown.contains("Biscuit"), "{shown}");
+    let r = st.run(&["search", "quantum chromodynamics lattice", "--no-vectors"]).code(0);
+    assert!(r.stderr.contains("nothing stored matches"), "{}", r.stderr);
+}

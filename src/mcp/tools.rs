@@ -243,10 +243,11 @@ within a token budget. Filter by domain, kinds (persona, memory, journal) and ti
                 }
             }
         }
-        let hits = match self.store.search(q).await {
-            Ok(h) => h,
+        let outcome = match self.store.search_outcome(q).await {
+            Ok(o) => o,
             Err(e) => return store_error(e),
         };
+        let (hits, below) = (outcome.hits, outcome.below_cutoff);
         let explain = a.explain.unwrap_or(false);
         let items: Vec<Item> = hits.iter().map(|h| render::hit_item(&self.store, h, now, explain)).collect();
         // The query comes back short: the caller has it, and the budget is for memories.
@@ -254,12 +255,18 @@ within a token budget. Filter by domain, kinds (persona, memory, journal) and ti
             Some((at, _)) => format!("{}…", &query[..at]),
             None => query.to_string(),
         };
-        let header = match items.len() {
-            0 => format!("No memory matches {}.", quoted(&echo)),
-            n => format!("{n} result(s) for {}, best first:", quoted(&echo)),
+        let header = match (items.len(), below.hits) {
+            (0, 0) => format!("No memory matches {}: nothing stored matches its words or meaning.", quoted(&echo)),
+            (0, n) => format!(
+                "No memory matches {}: {n} candidate(s) fell below the strength cutoff {:.2} (the best at {:.3}); pass min_strength to see them.",
+                quoted(&echo),
+                below.cutoff,
+                below.best
+            ),
+            (n, _) => format!("{n} result(s) for {}, best first:", quoted(&echo)),
         };
         let (text, kept, omitted) = fit(&header, items, max_tokens);
-        ok(text, json!({"query": echo, "results": kept, "omitted": omitted}))
+        ok(text, json!({"query": echo, "results": kept, "omitted": omitted, "below_cutoff": below}))
     }
 
     #[tool(

@@ -70,6 +70,29 @@ pub fn theme_score(terms: &[String], m: &PersonaMemory) -> (f64, bool) {
     (score, direct)
 }
 
+/// What the strength cutoff left out of a search: candidates that matched something of
+/// the query, but more weakly than the cutoff.
+#[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct BelowCutoff {
+    /// How many there were.
+    pub hits: usize,
+    /// The strongest of them (0 when none).
+    pub best: f64,
+    /// The cutoff they fell below.
+    pub cutoff: f64,
+}
+
+/// A search's hits, and what the cutoff left out: so an empty result can say why.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct SearchOutcome {
+    /// The hits, best first.
+    pub hits: Vec<SearchHit>,
+    /// Candidates below the strength cutoff (of the first pass).
+    pub below_cutoff: BelowCutoff,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::candidates::{candidates, Ctx, SearchState};
 use super::hybrid::{collapse_repeats, fuse};
-use super::{Found, SearchHit, SearchQuery, Weights};
+use super::{BelowCutoff, Found, SearchHit, SearchOutcome, SearchQuery, Weights};
 use crate::error::Result;
 use crate::lifecycle::Parts;
 
@@ -16,7 +16,16 @@ const BRIDGE_DEPTH: usize = 30;
 
 /// Searches persona memories, flat memories and journal entries together (see
 /// [`crate::MemoryStore::search`]).
-pub(crate) async fn search(parts: &Parts, state: &Arc<SearchState>, mut query: SearchQuery) -> Result<Vec<SearchHit>> {
+pub(crate) async fn search(parts: &Parts, state: &Arc<SearchState>, query: SearchQuery) -> Result<Vec<SearchHit>> {
+    Ok(search_outcome(parts, state, query).await?.hits)
+}
+
+/// [`search`], with what the strength cutoff left out (for an empty result's reason).
+pub(crate) async fn search_outcome(
+    parts: &Parts,
+    state: &Arc<SearchState>,
+    mut query: SearchQuery,
+) -> Result<SearchOutcome> {
     let bounded = crate::text::bounded_query(&query.text).len();
     query.text.truncate(bounded);
     let weights = query.weights.clone().unwrap_or_default();
@@ -28,13 +37,13 @@ pub(crate) async fn search(parts: &Parts, state: &Arc<SearchState>, mut query: S
     // pass): the rest is found by its words until `embed_pending` reaches it.
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_for_search(&parts.engine, &parts.vectors).await?;
-    let mut hits = ranked(parts, state, &query, &weights, depth).await?;
+    let (mut hits, below_cutoff) = ranked(parts, state, &query, &weights, depth).await?;
     if bridged {
         let names = super::bridge::names(&query.text, &hits, weights.bridge_seeds);
         if !names.is_empty() {
             let mut second = query.clone();
             second.text = format!("{} {}", query.text, names.join(" "));
-            let more = ranked(parts, state, &second, &weights, depth).await?;
+            let (more, _) = ranked(parts, state, &second, &weights, depth).await?;
             hits = super::bridge::fuse(hits, more, weights.bridge);
         }
     }
@@ -55,7 +64,7 @@ pub(crate) async fn search(parts: &Parts, state: &Arc<SearchState>, mut query: S
                 .await?;
         }
     }
-    Ok(hits)
+    Ok(SearchOutcome { hits, below_cutoff })
 }
 
 /// One pass: candidates, signals, fusion, the cutoff; the best `limit` hits.
@@ -65,7 +74,7 @@ async fn ranked(
     query: &SearchQuery,
     weights: &Weights,
     limit: usize,
-) -> Result<Vec<SearchHit>> {
+) -> Result<(Vec<SearchHit>, BelowCutoff)> {
     let (query, weights) = (query.clone(), weights.clone());
     let vector_hits = vector_candidates(parts, &query.text, weights.pool).await?;
     if vector_hits.is_none() && !state.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
@@ -109,6 +118,9 @@ async fn ranked(
             };
             let ctx = Ctx { cache: &state, life: &life, graph: graph.as_deref(), now, cosine_of: &cosine_of };
             let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
+            let weak: Vec<f64> = cands.iter().map(|c| c.strength).filter(|s| *s < min_strength).collect();
+            let below =
+                BelowCutoff { hits: weak.len(), best: weak.iter().copied().fold(0.0, f64::max), cutoff: min_strength };
             // Every candidate, so a promoted fact moved down makes room for the next.
             let mut hits = fuse(cands, &weights, usize::MAX, min_strength);
             super::promoted::promoted_below_evidence(&mut hits, &query.text);
@@ -116,7 +128,7 @@ async fn ranked(
                 collapse_repeats(&mut hits);
             }
             hits.truncate(limit);
-            Ok(hits)
+            Ok((hits, below))
         })
         .await
 }

@@ -139,6 +139,13 @@ impl MemoryStore {
         crate::search::run::search(&self.parts(), &self.search, query).await
     }
 
+    /// [`MemoryStore::search`], with what the strength cutoff left out, so an empty result
+    /// can say why: nothing matched, or N candidates below the cutoff (and the best of them).
+    pub async fn search_outcome(&self, query: SearchQuery) -> Result<crate::search::SearchOutcome> {
+        self.parts().record_accesses().await?;
+        crate::search::run::search_outcome(&self.parts(), &self.search, query).await
+    }
+
     /// Persona memories by content, best first: the unified search ([`MemoryStore::search`])
     /// over persona memories, whose lexical score weighs the key 3, themes 2 and value 1
     /// (seed 003) and whose signals include seed 003's theme score and current relevance.

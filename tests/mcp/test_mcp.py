@@ -122,6 +122,11 @@ async def every_tool(s, bin_path, env):
     r = await call(s, "search", {"query": "which editor theme does Alice like", "min_strength": 0.99})
     check(r.structured_content["results"] == [], f"min_strength 0.99: {r.structured_content}")
     await call(s, "search", {"query": "x", "min_strength": 2}, ok=False)
+    # An empty result says why.
+    r = await call(s, "search", {"query": "quantum chromodynamics lattice spacing"})
+    check(r.structured_content["results"] == [] and "below_cutoff" in r.structured_content, f"empty: {r.structured_content}")
+    check("No memory matches" in text(r) and (": nothing stored" in text(r) or "below the strength cutoff" in text(r)),
+          f"empty result without a reason: {text(r)}")
     r = await call(s, "search", {"query": "Alice dark mode", "explain": True})
     check("signals" in r.structured_content["results"][0], "explain: no signals")
     r = await call(s, "search", {"query": "database", "domain": "projects", "kinds": ["persona"]})

@@ -255,7 +255,8 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             q.facet = facet.clone();
             q.since = since.as_ref().map(|w| w.at(now));
             q.until = until.as_ref().map(|w| w.at(now));
-            out.search(&store.search(q).await?, *explain);
+            let outcome = store.search_outcome(q).await?;
+            out.search(&outcome.hits, *explain, &outcome.below_cutoff);
         }
         Command::Export { output, .. } => {
             let events = store.export_events().await?;

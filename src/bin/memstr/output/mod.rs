@@ -422,14 +422,20 @@ impl Out {
         }
     }
 
-    pub fn search(&self, hits: &[memstr::SearchHit], explain: bool) {
+    pub fn search(&self, hits: &[memstr::SearchHit], explain: bool, below: &memstr::search::BelowCutoff) {
         if self.json {
             print_json(&json!(hits));
             return;
         }
         if hits.is_empty() {
-            // Below the search cutoff is not a match: say so, rather than print nothing.
-            eprintln!("no memory matches");
+            // Below the search cutoff is not a match: say so, and why, rather than print nothing.
+            match below.hits {
+                0 => eprintln!("no memory matches: nothing stored matches its words or meaning"),
+                n => eprintln!(
+                    "no memory matches: {n} candidate(s) fell below the strength cutoff {:.2} (the best at {:.3}); --min-strength 0 shows them",
+                    below.cutoff, below.best
+                ),
+            }
         }
         for h in hits {
             let kind = match &h.found {
