@@ -82,6 +82,12 @@ pub(crate) struct NotPrivate {
     pub reason: String,
 }
 
+impl From<NotPrivate> for crate::Error {
+    fn from(n: NotPrivate) -> Self {
+        crate::Error::NotPrivate { path: n.path, reason: n.reason }
+    }
+}
+
 /// The names memstr gives files beside the database at `db`: its WAL and SHM, the vector
 /// index directory and lock, the at-rest marker.
 pub(crate) fn store_files(db: &Path) -> Vec<std::path::PathBuf> {

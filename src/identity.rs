@@ -104,7 +104,7 @@ impl Identity {
     /// Reads a key file holding one `ncryptsec1...` line.
     pub fn load_file(path: &Path, password: &str) -> Result<Self> {
         // A key file another user planted or can change would make memstr write to their key.
-        crate::disk::check_file(path, false).map_err(|n| Error::NotPrivate { path: n.path, reason: n.reason })?;
+        crate::disk::check_file(path, false)?;
         let text =
             Zeroizing::new(std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.into(), source })?);
         Identity::from_ncryptsec(&text, password)

@@ -345,4 +345,7 @@ async fn the_public_relay_list_is_off_by_default_and_on_when_asked() {
     let tags: Vec<Vec<String>> = public.tags.iter().map(|t| t.as_slice().to_vec()).collect();
     assert_eq!(tags, [vec!["r".to_string(), "wss://relay.example.com".to_string()]]);
     assert!(store.outbox().await.unwrap().contains(&public.id.to_hex()), "queued for the relays");
+    store.set_public_relay_list(false).await.unwrap();
+    let events = store.export_events().await.unwrap();
+    assert!(!kinds(&events).contains(&10002), "switched off, no relay gets it: {:?}", kinds(&events));
 }

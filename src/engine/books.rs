@@ -190,29 +190,19 @@ impl Engine {
 
     /// Records that `relay` holds `ids`; events every relay holds leave the outbox.
     pub(crate) async fn mark_acked(self: &Arc<Self>, relay: &str, ids: Vec<String>) -> Result<()> {
-        if ids.is_empty() {
-            return Ok(());
-        }
-        let relay = relay.to_string();
-        self.write(move |tx, _| {
-            let now = now_secs();
-            let mut insert = tx.prepare_cached(
-                "INSERT OR IGNORE INTO acks (event_id, relay, acked_at)
-                 SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
-            )?;
-            for id in &ids {
-                insert.execute(params![id, relay, now])?;
-            }
-            prune_outbox_ids(tx, &ids)?;
-            Ok(())
-        })
-        .await
+        self.record_acks(relay, ids.into_iter().map(|id| (id, None)).collect()).await
     }
 
     /// Records that `relay` refused these events for good (`(id, its message)`): settled
     /// for it, never pending again, never sent again by a reconciliation.
     pub(crate) async fn mark_refused(self: &Arc<Self>, relay: &str, refused: Vec<(String, String)>) -> Result<()> {
-        if refused.is_empty() {
+        self.record_acks(relay, refused.into_iter().map(|(id, why)| (id, Some(why))).collect()).await
+    }
+
+    /// Acknowledgements (`None`) and final refusals (`Some(message)`) from `relay`; events
+    /// every relay has settled leave the outbox.
+    async fn record_acks(self: &Arc<Self>, relay: &str, acks: Vec<(String, Option<String>)>) -> Result<()> {
+        if acks.is_empty() {
             return Ok(());
         }
         let relay = relay.to_string();
@@ -222,10 +212,10 @@ impl Engine {
                 "INSERT OR IGNORE INTO acks (event_id, relay, acked_at, refused)
                  SELECT ?1, ?2, ?3, ?4 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
             )?;
-            for (id, why) in &refused {
+            for (id, why) in &acks {
                 insert.execute(params![id, relay, now, why])?;
             }
-            let ids: Vec<String> = refused.into_iter().map(|(id, _)| id).collect();
+            let ids: Vec<String> = acks.into_iter().map(|(id, _)| id).collect();
             prune_outbox_ids(tx, &ids)?;
             Ok(())
         })

@@ -92,7 +92,7 @@ impl Engine {
             }
         }
         // Before SQLite opens or creates anything: no file another user planted or can change.
-        crate::disk::check_private(&path).map_err(|n| Error::NotPrivate { path: n.path, reason: n.reason })?;
+        crate::disk::check_private(&path)?;
         // Encrypted or not: by the file when it has been written, else as asked, else by the
         // marker (docs/encryption.md).
         let found = crate::at_rest::detect(&path).map_err(|source| Error::Io { path: path.clone(), source })?;

@@ -6,7 +6,7 @@
 use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::Engine;
-use crate::codec::{merge_into, Codec, RelayEntry, KIND_PRIVATE_RELAYS, KIND_PUBLIC_RELAYS, MAX_LIST_ENTRIES};
+use crate::codec::{Codec, RelayEntry, KIND_PRIVATE_RELAYS, MAX_LIST_ENTRIES};
 use crate::engine::Outcome;
 use crate::error::Result;
 use nostr::{Event, JsonUtil};
@@ -62,6 +62,7 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, incoming: &[
         tx.query_row("SELECT max(created_at) FROM events WHERE kind = ?1", [KIND_PRIVATE_RELAYS], |r| r.get(0))?;
     let created_at = event.created_at.as_secs() as i64;
     let outcome = if newest.is_none_or(|n| created_at > n) {
+        // Kept as the newest list; the relays it came from hold it already (no outbox).
         tx.execute("DELETE FROM events WHERE kind = ?1", [KIND_PRIVATE_RELAYS])?;
         tx.execute(
             "INSERT INTO events (id, kind, created_at, json) VALUES (?1, ?2, ?3, ?4)",
@@ -103,53 +104,56 @@ pub(crate) fn local_change(tx: &Transaction, engine: &Engine, url: &str, added: 
     republish_if_changed(tx, engine.codec())
 }
 
-/// Signs a new list when the table differs from the newest signed one, and queues it for
-/// every relay; with the public list on (`meta.public_relay_list`), a NIP-65 list too.
+/// Signs a new list when the table differs from the newest signed one (or `force`), and
+/// queues it for every relay; with the public list on (`meta.public_relay_list`), a NIP-65
+/// list too. The table holds every list it has seen merged, so it is what is signed.
 pub(crate) fn republish_if_changed(tx: &Transaction, codec: &Codec) -> Result<()> {
-    let mut ours = entries(tx)?;
+    republish(tx, codec, false)
+}
+
+pub(crate) fn republish(tx: &Transaction, codec: &Codec, force: bool) -> Result<()> {
+    let by_url = |mut v: Vec<RelayEntry>| {
+        v.sort_by(|a, b| a.url.cmp(&b.url));
+        v
+    };
+    let ours = by_url(entries(tx)?);
     let stored: Option<(String, i64)> = tx
-        .query_row(
-            "SELECT json, created_at FROM events WHERE kind = ?1 ORDER BY created_at DESC LIMIT 1",
-            [KIND_PRIVATE_RELAYS],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
+        .query_row("SELECT json, created_at FROM events WHERE kind = ?1", [KIND_PRIVATE_RELAYS], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
         .optional()?;
-    let signed: Vec<RelayEntry> = stored
+    let signed = stored
         .as_ref()
         .and_then(|(json, _)| Event::from_json(json).ok())
         .and_then(|e| codec.decode_relay_list(&e).ok())
-        .unwrap_or_default();
-    let mut merged = signed.clone();
-    for e in ours.iter().cloned() {
-        merge_into(&mut merged, e);
-    }
-    ours.sort_by(|a, b| a.url.cmp(&b.url));
-    merged.sort_by(|a, b| a.url.cmp(&b.url));
-    let mut signed_sorted = signed;
-    signed_sorted.sort_by(|a, b| a.url.cmp(&b.url));
-    if merged == signed_sorted && stored.is_some() || (ours.is_empty() && stored.is_none()) {
+        .map(by_url);
+    let unchanged = match &signed {
+        Some(signed) => *signed == ours,
+        None => ours.is_empty(),
+    };
+    if unchanged && !force {
         return Ok(());
     }
     let at = (crate::clock::system_secs()).max(stored.map_or(0, |(_, t)| t + 1)) as u64;
-    let event = codec.relay_list_event(&merged, at)?;
-    tx.execute("DELETE FROM events WHERE kind = ?1", [KIND_PRIVATE_RELAYS])?;
-    tx.execute(
-        "INSERT INTO events (id, kind, created_at, json) VALUES (?1, ?2, ?3, ?4)",
-        params![event.id.to_hex(), KIND_PRIVATE_RELAYS, at as i64, event.as_json()],
-    )?;
-    super::write::enqueue(tx, &event)?;
+    replace_event(tx, &codec.relay_list_event(&ours, at)?)?;
     let public: bool = tx
         .query_row("SELECT value = '1' FROM meta WHERE name = 'public_relay_list'", [], |r| r.get(0))
         .optional()?
         .unwrap_or(false);
     if public {
-        let event = codec.public_relay_list_event(&merged, at)?;
-        tx.execute("DELETE FROM events WHERE kind = ?1", [KIND_PUBLIC_RELAYS])?;
-        tx.execute(
-            "INSERT INTO events (id, kind, created_at, json) VALUES (?1, ?2, ?3, ?4)",
-            params![event.id.to_hex(), KIND_PUBLIC_RELAYS, at as i64, event.as_json()],
-        )?;
-        super::write::enqueue(tx, &event)?;
+        replace_event(tx, &codec.public_relay_list_event(&ours, at)?)?;
     }
+    Ok(())
+}
+
+/// Keeps `event` as the one event of its (replaceable) kind, queued for every relay.
+fn replace_event(tx: &Transaction, event: &Event) -> Result<()> {
+    let kind = event.kind.as_u16();
+    tx.execute("DELETE FROM events WHERE kind = ?1", [kind])?;
+    tx.execute(
+        "INSERT INTO events (id, kind, created_at, json) VALUES (?1, ?2, ?3, ?4)",
+        params![event.id.to_hex(), kind, event.created_at.as_secs() as i64, event.as_json()],
+    )?;
+    super::write::enqueue(tx, event)?;
     Ok(())
 }

@@ -169,11 +169,12 @@ impl MemoryStore {
                      ON CONFLICT(name) DO UPDATE SET value = ?1",
                     [if on { "1" } else { "0" }],
                 )?;
-                if on {
-                    // Signed again now, with the public list beside it.
-                    tx.execute("DELETE FROM events WHERE kind = ?1", [crate::codec::KIND_PRIVATE_RELAYS])?;
+                if !on {
+                    // Switched off: this store hands the public list to no relay any more.
+                    tx.execute("DELETE FROM events WHERE kind = ?1", [crate::codec::KIND_PUBLIC_RELAYS])?;
                 }
-                crate::engine::relay_list::republish_if_changed(tx, engine.codec())
+                // Switched on: signed again now, with the public list beside it.
+                crate::engine::relay_list::republish(tx, engine.codec(), on)
             })
             .await
     }
