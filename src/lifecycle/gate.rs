@@ -1,24 +1,29 @@
-//! Novelty gating: whether a new value is a new memory, a repeat of one, a refinement of
-//! one, or a correction of one (Vestige's Prediction Error Gating, seed 001, with seed 003's
-//! contradiction handling on store).
+//! Novelty gating: whether a new value is a new memory, a repeat of one, a fuller form of
+//! one, a correction of one, or another fact about the same subject (Vestige's Prediction
+//! Error Gating, seed 001, with seed 003's contradiction handling on store).
 //!
-//! | similarity to the closest memory | correction cue | decision |
-//! |---|---|---|
-//! | ≥ `reinforce` (0.92) | no | [`GateDecision::Reinforce`] |
-//! | ≥ `supersede_low` (0.70) | yes | [`GateDecision::Supersede`] |
-//! | ≥ `update` (0.75) | no | [`GateDecision::Update`] if the new value adds words, else `Reinforce` |
-//! | lower | | [`GateDecision::Create`] |
+//! | the closest memories | decision |
+//! |---|---|
+//! | ≥ `reinforce` (0.92), nothing changed | [`GateDecision::Reinforce`] (a duplicate) |
+//! | names the old value it replaces ("moved from Berlin to Lisbon", "stopped running", a negation) | [`GateDecision::Supersede`] |
+//! | ≥ `supersede_low` (0.70) with a correction cue or a changed value after the same relation | [`GateDecision::Supersede`] |
+//! | ≥ `update` (0.75), nothing changed | [`GateDecision::Update`] if the new value adds words, else `Reinforce` |
+//! | ≥ `correct_low` (0.45) with a changed value after the same subject and relation | [`GateDecision::Supersede`] |
+//! | a changed value after the same subject and relation, further apart | [`GateDecision::MightCorrect`]: created, linked, named |
+//! | the same subject, another attribute | [`GateDecision::Related`]: created and linked |
+//! | anything else | [`GateDecision::Create`] |
 //!
-//! Vestige merges related content at ≥ 0.75. A sense-memory value is one sentence an agent
-//! wrote, and two sentences do not merge into a third without a language model, so
-//! `Update` means "rewrite that memory's value with the new one" (the key, connections and
-//! history stay). When the new value adds no content word the old one lacks, there is nothing
-//! to rewrite and it reinforces instead.
+//! An update never loses a detail: the store rewrites the value only when the new one holds
+//! every content word of the old, and otherwise appends the new sentence to the old value
+//! ([`merged_value`]). Two facts about one subject with different relations ("Ben Carter is
+//! the ops lead at Acme", "Ben Carter's team works from Rotterdam") are never a correction:
+//! the contradiction rules compare what follows the same subject and the same relation.
 
 use crate::text::{fold, is_number, tokenize, STOP_WORDS};
 
 mod contradiction;
-pub use contradiction::contradiction;
+use contradiction::finding;
+pub use contradiction::{contradiction, same_subject};
 
 /// The similarity thresholds of the gate (seed 001's values by default).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -29,11 +34,15 @@ pub struct GateOptions {
     pub update: f64,
     /// At or above, with a correction cue: the new value replaces the old.
     pub supersede_low: f64,
+    /// At or above, a changed value after the same subject and relation supersedes even
+    /// though nothing names the old value; below, the memory is created, linked, and
+    /// reported as a possible correction ([`GateDecision::MightCorrect`]).
+    pub correct_low: f64,
 }
 
 impl Default for GateOptions {
     fn default() -> Self {
-        GateOptions { reinforce: 0.92, update: 0.75, supersede_low: 0.70 }
+        GateOptions { reinforce: 0.92, update: 0.75, supersede_low: 0.70, correct_low: 0.45 }
     }
 }
 
@@ -88,6 +97,71 @@ pub enum GateDecision {
         /// What showed it to be a correction (see [`correction_cue`]).
         cue: String,
     },
+    /// Perhaps a correction: a changed value after what reads as the same relation, but
+    /// nothing names the old value and the two are not close. Stored as a new memory,
+    /// linked to the old one, which the calling agent can confirm with a contradiction.
+    MightCorrect {
+        /// The memory it might correct.
+        path: String,
+        /// Its key.
+        key: String,
+        /// Its similarity to the new value.
+        similarity: f64,
+        /// What looked like a correction.
+        cue: String,
+    },
+    /// Another fact about the same subject: stored as a new memory and linked to it.
+    Related {
+        /// The closest memory about the same subject.
+        path: String,
+        /// Its key.
+        key: String,
+        /// Its similarity to the new value.
+        similarity: f64,
+    },
+}
+
+impl GateDecision {
+    /// `create`, `reinforce`, `update`, `supersede`, `might_correct` or `related`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            GateDecision::Create => "create",
+            GateDecision::Reinforce { .. } => "reinforce",
+            GateDecision::Update { .. } => "update",
+            GateDecision::Supersede { .. } => "supersede",
+            GateDecision::MightCorrect { .. } => "might_correct",
+            GateDecision::Related { .. } => "related",
+        }
+    }
+
+    /// The existing memory the decision is about (`domain/facet/key`), if any.
+    pub fn existing(&self) -> Option<&str> {
+        match self {
+            GateDecision::Create => None,
+            GateDecision::Reinforce { path, .. }
+            | GateDecision::Update { path, .. }
+            | GateDecision::Supersede { path, .. }
+            | GateDecision::MightCorrect { path, .. }
+            | GateDecision::Related { path, .. } => Some(path),
+        }
+    }
+}
+
+/// The value an update leaves: the new one when it holds every content word of the old
+/// (a fuller wording), else the old value with the new sentence after it, so no detail is
+/// lost ("Priya is allergic to nuts; she carries an EpiPen." + "Priya is allergic to
+/// peanuts."). `None` when the old value already says everything the new one does.
+pub fn merged_value(old: &str, new: &str) -> Option<String> {
+    let (old_words, new_words) = (content_words(old), content_words(new));
+    if new_words.iter().all(|w| old_words.contains(w)) {
+        return None;
+    }
+    if old_words.iter().all(|w| new_words.contains(w)) {
+        return Some(new.to_string());
+    }
+    let old = old.trim_end();
+    let joint = if old.ends_with(['.', '!', '?', ';']) { " " } else { ". " };
+    Some(format!("{old}{joint}{}", new.trim()))
 }
 
 /// Phrases with which a writer corrects what was known before.
@@ -110,12 +184,14 @@ const CORRECTION_PHRASES: &[&str] = &[
 /// Decides what storing `new_value` should do, given the existing memories to compare it
 /// with (the store passes every live memory of the same domain and facet).
 ///
-/// In order: a near-duplicate without a cue or a [`contradiction`] reinforces (even when a
-/// less similar candidate carries a cue: that correction, if real, was already made when
-/// the duplicate was stored); a correction cue on a candidate at or above `supersede_low`
-/// supersedes it; a close candidate (≥ `update`) that the new value does not contradict is
-/// updated or reinforced; then a [`contradiction`] of any candidate, however low its
-/// similarity (a changed object shares few words), supersedes it; else a new memory.
+/// In order: a near-duplicate that changes nothing reinforces (even when a less similar
+/// candidate carries a cue: that correction, if real, was made when the duplicate was
+/// stored); a candidate whose value the new one names as replaced (a switch from it, a stop,
+/// a negation) is superseded at any similarity, the closest first; a correction cue or a
+/// changed value at or above `supersede_low` supersedes; a close candidate (≥ `update`)
+/// that nothing contradicts is updated or reinforced; a changed value at or above
+/// `correct_low` supersedes, further apart it might be a correction; a candidate about the same subject is related; else
+/// a new memory. Superseded candidates are never superseded a second time.
 pub fn decide(new_value: &str, candidates: &[GateCandidate], options: &GateOptions) -> GateDecision {
     let mut ranked: Vec<&GateCandidate> = candidates.iter().filter(|c| c.similarity.is_finite()).collect();
     ranked.sort_by(|a, b| b.similarity.total_cmp(&a.similarity).then_with(|| a.path.cmp(&b.path)));
@@ -123,20 +199,31 @@ pub fn decide(new_value: &str, candidates: &[GateCandidate], options: &GateOptio
         return GateDecision::Create;
     };
     let hit = |c: &GateCandidate| (c.path.clone(), c.key.clone(), c.similarity);
-    // A contradicted memory is neither reinforced nor rewritten, superseded or not; only
-    // a current one is superseded.
-    let contradicted = |c: &GateCandidate| contradiction(new_value, &c.value).is_some();
-    if top.similarity >= options.reinforce && correction_cue(new_value, &top.value).is_none() && !contradicted(top) {
+    let findings: Vec<_> = ranked.iter().map(|c| finding(new_value, &c.value)).collect();
+    let cue_of = |i: usize| correction_cue(new_value, &ranked[i].value);
+    if top.similarity >= options.reinforce && findings[0].is_none() && cue_of(0).is_none() {
         let (path, key, similarity) = hit(top);
         return GateDecision::Reinforce { path, key, similarity };
     }
-    for c in ranked.iter().take_while(|c| c.similarity >= options.supersede_low).filter(|c| !c.superseded) {
-        if let Some(cue) = correction_cue(new_value, &c.value) {
-            let (path, key, similarity) = hit(c);
-            return GateDecision::Supersede { path, key, similarity, cue };
+    let current = |i: &usize| !ranked[*i].superseded;
+    let supersede = |i: usize, cue: String| {
+        let (path, key, similarity) = hit(ranked[i]);
+        GateDecision::Supersede { path, key, similarity, cue }
+    };
+    if let Some(i) = (0..ranked.len()).filter(current).find(|&i| findings[i].as_ref().is_some_and(|f| f.explicit)) {
+        return supersede(i, findings[i].clone().map(|f| f.cue).unwrap_or_default());
+    }
+    let close = (0..ranked.len()).take_while(|&i| ranked[i].similarity >= options.supersede_low);
+    for i in close.filter(current) {
+        let about_it = same_subject(new_value, &ranked[i].value) || ranked[i].similarity >= options.update;
+        if let Some(cue) = cue_of(i).filter(|_| about_it) {
+            return supersede(i, cue);
+        }
+        if let Some(f) = &findings[i] {
+            return supersede(i, f.cue.clone());
         }
     }
-    if top.similarity >= options.update && !contradicted(top) {
+    if top.similarity >= options.update && findings[0].is_none() {
         let (path, key, similarity) = hit(top);
         let old = content_words(&top.value);
         let adds = content_words(new_value).iter().any(|w| !old.contains(w));
@@ -146,11 +233,17 @@ pub fn decide(new_value: &str, candidates: &[GateCandidate], options: &GateOptio
             GateDecision::Reinforce { path, key, similarity }
         };
     }
-    for c in ranked.iter().filter(|c| !c.superseded) {
-        if let Some(cue) = contradiction(new_value, &c.value) {
-            let (path, key, similarity) = hit(c);
-            return GateDecision::Supersede { path, key, similarity, cue };
+    if let Some(i) = (0..ranked.len()).filter(current).find(|&i| findings[i].is_some()) {
+        let cue = findings[i].clone().map(|f| f.cue).unwrap_or_default();
+        if ranked[i].similarity >= options.correct_low {
+            return supersede(i, cue);
         }
+        let (path, key, similarity) = hit(ranked[i]);
+        return GateDecision::MightCorrect { path, key, similarity, cue };
+    }
+    if let Some(c) = ranked.iter().find(|c| same_subject(new_value, &c.value)) {
+        let (path, key, similarity) = hit(c);
+        return GateDecision::Related { path, key, similarity };
     }
     GateDecision::Create
 }
@@ -372,7 +465,7 @@ mod tests {
             cases: Vec<Case>,
         }
         let file: File = serde_json::from_str(include_str!("gate_cases.json")).expect("gate_cases.json parses");
-        let options = GateOptions { reinforce: 0.9, update: 0.7, supersede_low: 0.5 };
+        let options = GateOptions { reinforce: 0.9, update: 0.7, supersede_low: 0.5, correct_low: 0.25 };
         let (mut tp, mut fp, mut fneg, mut n) = (0usize, 0usize, 0usize, 0usize);
         let mut wrong = Vec::new();
         for c in file.cases.iter().filter(|c| c.split == split) {

@@ -69,7 +69,12 @@ impl Default for LifecycleOptions {
     fn default() -> Self {
         LifecycleOptions {
             gate: Default::default(),
-            gate_lexical: super::gate::GateOptions { reinforce: 0.9, update: 0.7, supersede_low: 0.5 },
+            gate_lexical: super::gate::GateOptions {
+                reinforce: 0.9,
+                update: 0.7,
+                supersede_low: 0.5,
+                correct_low: 0.25,
+            },
             graph: Default::default(),
             consolidate_every: 50,
             consolidate_idle: Some(std::time::Duration::from_secs(600)),

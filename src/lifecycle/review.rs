@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::compress::{compress_detailed, CompressOptions, Compressed};
-use super::gate::{decide, lexical_similarity, GateCandidate, GateDecision};
+use super::gate::{decide, lexical_similarity, merged_value, GateCandidate, GateDecision};
 use super::introspect::{introspect, IntrospectOptions};
 use super::persona::{self, query};
 use super::runtime::{push_history, push_unique, Lifecycle};
@@ -119,22 +119,35 @@ pub(crate) async fn ingest(parts: &Parts, input: PersonaInput) -> Result<Ingeste
     parts
         .write_weighted(move |tx, engine, life| {
             let address = format!("{}/{}/{}", input.domain, input.facet, input.key);
-            let exists = !records::persona(tx, Some(&input.domain), Some(&input.facet), Some(&input.key))?.is_empty();
-            let (decision, best) = if exists {
-                (GateDecision::Update { path: address.clone(), key: input.key.clone(), similarity: 1.0 }, 1.0)
-            } else {
-                gate(tx, engine, life, &input, new_vec.as_deref())?
+            let existing = records::persona(tx, Some(&input.domain), Some(&input.facet), Some(&input.key))?;
+            let (decision, best) = match existing.first() {
+                // An explicit write to an existing key: the client's update, unless the new
+                // value would drop what the old one said without correcting it.
+                Some((_, m)) => (keyed(&input.value, m), 1.0),
+                None => gate(tx, engine, life, &input, new_vec.as_deref())?,
             };
+            let keyed_write = !existing.is_empty();
             let (address, event_id) = match &decision {
-                // An explicit write to an existing key: the client's update, every field.
-                GateDecision::Update { .. } if exists => (address, persona::remember(tx, engine, life, input)?),
-                // A near-duplicate counts as an access; a fuller wording replaces the value,
-                // which stays in the memory's history. Only the latter is a user edit: a
-                // reinforcement must not win the value over a real edit made elsewhere.
+                // The caller's own key: every field as given, the value corrected or merged.
+                _ if keyed_write => {
+                    let mut input = input;
+                    if matches!(decision, GateDecision::Update { .. }) {
+                        let old = &existing[0].1.value;
+                        input.value = merged_value(old, &input.value).unwrap_or_else(|| old.clone());
+                    }
+                    (address, persona::remember(tx, engine, life, input)?)
+                }
+                // A near-duplicate counts as an access; a fuller wording rewrites the value,
+                // and one that leaves something out is appended to it (the old value stays
+                // in the memory's history either way). Only a changed value is a user edit:
+                // a reinforcement must not win the value over a real edit made elsewhere.
                 GateDecision::Reinforce { path, .. } | GateDecision::Update { path, .. } => {
                     let now = engine.now();
-                    let new_value = matches!(decision, GateDecision::Update { .. }).then(|| input.value.clone());
                     let before = records::resolve_persona(tx, path)?;
+                    let new_value = match decision {
+                        GateDecision::Update { .. } => merged_value(&before.value, &input.value),
+                        _ => None,
+                    };
                     let mut m = before.clone();
                     let user_edit = new_value.is_some();
                     if let Some(value) = new_value.filter(|v| *v != m.value) {
@@ -154,14 +167,39 @@ pub(crate) async fn ingest(parts: &Parts, input: PersonaInput) -> Result<Ingeste
                     persona::contradict(tx, engine, life, &old, &address)?;
                     (address, id)
                 }
+                // Another fact of the same subject, or a correction the gate is not sure
+                // of: a memory of its own, linked so either finds the other.
+                GateDecision::Related { path, .. } | GateDecision::MightCorrect { path, .. } => {
+                    let path = path.clone();
+                    let id = persona::remember(tx, engine, life, with_salience(input, best))?;
+                    persona::connect(tx, engine, life, &path, &address)?;
+                    (address, id)
+                }
                 _ => (address, persona::remember(tx, engine, life, with_salience(input, best))?),
             };
             // A supersede writes two memories (the new one, the old one marked): two writes
             // toward automatic consolidation, as when they were two transactions.
-            let weight = if matches!(decision, GateDecision::Supersede { .. }) { 2 } else { 1 };
+            let weight = match decision {
+                GateDecision::Supersede { .. } if !keyed_write => 2,
+                GateDecision::Related { .. } | GateDecision::MightCorrect { .. } => 2,
+                _ => 1,
+            };
             Ok((Ingested { decision, address, event_id }, weight))
         })
         .await
+}
+
+/// What a write to an existing key is: a correction when it contradicts the value there
+/// (the value is replaced, the old one stays in the history), else an update, which
+/// [`merged_value`] keeps whole.
+fn keyed(new_value: &str, m: &PersonaMemory) -> GateDecision {
+    let (path, key) = (m.address(), m.key.clone());
+    let cue =
+        super::gate::contradiction(new_value, &m.value).or_else(|| super::gate::correction_cue(new_value, &m.value));
+    match cue {
+        Some(cue) => GateDecision::Supersede { path, key, similarity: 1.0, cue },
+        None => GateDecision::Update { path, key, similarity: 1.0 },
+    }
 }
 
 /// The embedding of `text` with the store's model, when vectors are on.

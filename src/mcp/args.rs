@@ -50,6 +50,8 @@ pub struct SearchArgs {
     pub explain: Option<bool>,
     /// Drop hits weaker than this strength (0 to 1; each hit shows its strength). Default: the calibrated cutoff.
     pub min_strength: Option<f64>,
+    /// Also return superseded memories (history), each after the memory that replaced it. Default false: only the current truth.
+    pub history: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

@@ -24,7 +24,7 @@ pub(super) struct Item {
     pub kind: &'static str,
     /// When it was written, ISO 8601 UTC.
     pub time: String,
-    /// Lifecycle state (persona memories): active, fading, forgotten, dissolved.
+    /// Where it stands: active, fading, dormant, archived, superseded or revived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
     /// Who or what it came from (persona memories).
@@ -65,11 +65,12 @@ pub(super) fn journal_address(created_at: f64) -> String {
 
 pub(super) fn persona_item(store: &MemoryStore, m: &PersonaMemory, now: f64) -> Item {
     let (_, state) = store.live(m, now);
+    let state = crate::Status::of(m.is_superseded(), m.sync.life.archived_at.is_some(), false, state);
     Item {
         address: m.address(),
         kind: "persona",
         time: iso8601_utc(m.created_at),
-        state: Some(state_name(state)),
+        state: Some(state.as_str().to_string()),
         source: (!m.source.is_empty()).then(|| m.source.clone()),
         content: m.value.clone(),
         themes: m.themes.clone(),
@@ -141,6 +142,10 @@ pub(super) fn hit_item(store: &MemoryStore, hit: &SearchHit, now: f64, explain: 
     item.score = Some((hit.score * 10_000.0).round() / 10_000.0);
     item.strength = Some((hit.strength * 1_000.0).round() / 1_000.0);
     item.revived = hit.revived;
+    item.state = Some(hit.status.as_str().to_string());
+    if let Some(by) = &hit.superseded_by {
+        item.superseded_by = Some(by.clone());
+    }
     if explain {
         item.signals = Some(json!(hit
             .signals
@@ -149,10 +154,6 @@ pub(super) fn hit_item(store: &MemoryStore, hit: &SearchHit, now: f64, explain: 
             .collect::<Vec<_>>()));
     }
     item
-}
-
-pub(super) fn state_name(state: crate::MemoryState) -> String {
-    serde_json::to_value(state).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_else(|| "unknown".into())
 }
 
 /// A quoted, escaped rendering of stored text: a JSON string literal, so no stored text can

@@ -134,16 +134,20 @@ pub(super) async fn resolve(store: &MemoryStore, reference: &str) -> Result<Targ
 }
 
 pub(super) fn decision_json(d: &GateDecision) -> (&'static str, Value) {
-    match d {
-        GateDecision::Reinforce { key, similarity, path } => {
-            ("reinforce", json!({"existing": key, "existing_path": path, "similarity": similarity}))
-        }
-        GateDecision::Update { key, similarity, path } => {
-            ("update", json!({"existing": key, "existing_path": path, "similarity": similarity}))
+    let about = match d {
+        GateDecision::Reinforce { key, similarity, path }
+        | GateDecision::Update { key, similarity, path }
+        | GateDecision::Related { key, similarity, path } => {
+            json!({"existing": key, "existing_path": path, "similarity": similarity})
         }
         GateDecision::Supersede { key, similarity, path, cue } => {
-            ("supersede", json!({"existing": key, "existing_path": path, "similarity": similarity, "cue": cue}))
+            json!({"existing": key, "existing_path": path, "similarity": similarity, "cue": cue})
         }
-        _ => ("create", json!({})),
-    }
+        // The calling agent decides: `contradict` with these two addresses confirms it.
+        GateDecision::MightCorrect { key, similarity, path, cue } => json!({
+            "existing": key, "existing_path": path, "similarity": similarity, "cue": cue, "might_correct": path
+        }),
+        _ => json!({}),
+    };
+    (d.as_str(), about)
 }

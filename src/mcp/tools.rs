@@ -79,8 +79,9 @@ impl MemoryServer {
     #[tool(
         description = "Remember something durable: a preference, decision, fact or correction, as one self-contained statement. \
 The store compares it with what it already holds: a near-duplicate reinforces the existing memory, a fuller version updates it, \
-a correction (\"actually\", \"no longer\", a changed number) supersedes the old one, anything else is created. Returns the decision \
-and the memory's address. Without a domain it goes to notes/general."
+a correction (\"moved from X to Y\", \"no longer\", \"actually\", a changed number) supersedes the old one, another fact about the \
+same subject is created and linked (related), and a possible correction the store is not sure of is created, linked and named \
+(might_correct: confirm it with contradict). Returns the decision and the memory's address. Without a domain it goes to notes/general."
     )]
     async fn remember(&self, Parameters(a): Parameters<RememberArgs>) -> ToolResult {
         let content = match non_empty("content", &a.content) {
@@ -128,9 +129,22 @@ and the memory's address. Without a domain it goes to notes/general."
         match self.store.persona_ingest(input).await {
             Ok(done) => {
                 let (decision, about) = decision_json(&done.decision);
-                let text = match about.get("existing").and_then(Value::as_str) {
-                    Some(existing) => format!("{decision}: {} -> {}", quoted(existing), quoted(&done.address)),
-                    None => format!("{decision}: {}", quoted(&done.address)),
+                let text = match (&done.decision, done.decision.existing()) {
+                    (crate::lifecycle::gate::GateDecision::MightCorrect { cue, .. }, Some(old)) => format!(
+                        "created {}, linked to {}, which it might correct ({cue}). If it does, call contradict \
+with old={} and new={}; otherwise both stay current.",
+                        quoted(&done.address),
+                        quoted(old),
+                        quoted(old),
+                        quoted(&done.address)
+                    ),
+                    (crate::lifecycle::gate::GateDecision::Related { .. }, Some(old)) => format!(
+                        "created {}, linked to {} (another fact about the same subject)",
+                        quoted(&done.address),
+                        quoted(old)
+                    ),
+                    (_, Some(old)) => format!("{decision}: {} -> {}", quoted(old), quoted(&done.address)),
+                    (_, None) => format!("{decision}: {}", quoted(&done.address)),
                 };
                 let mut s = json!({"decision": decision, "address": done.address, "event_id": done.event_id});
                 if let (Some(s), Value::Object(about)) = (s.as_object_mut(), about) {
@@ -220,6 +234,7 @@ within a token budget. Filter by domain, kinds (persona, memory, journal) and ti
         };
         let now = self.store.now();
         let mut q = SearchQuery::new(query).limit(limit as usize);
+        q.history = a.history.unwrap_or(false);
         if let Some(m) = a.min_strength {
             if !(0.0..=1.0).contains(&m) {
                 return fail(format!("min_strength {m} is out of range: give a number from 0 to 1"));

@@ -14,7 +14,7 @@ pub use input::{PersonaInput, PersonaQuery};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
 pub use persona::{
-    FactValue, FsrsState, LifeMeta, MemoryState, PersonaMemory, Removed, SyncMeta, DEFAULT_HALFLIFE_DAYS,
+    FactValue, FsrsState, LifeMeta, MemoryState, PersonaMemory, Removed, Status, SyncMeta, DEFAULT_HALFLIFE_DAYS,
     THRESHOLD_DISSOLVED, THRESHOLD_FADING, THRESHOLD_FORGOTTEN,
 };
 pub use validate::{

@@ -63,6 +63,64 @@ impl MemoryState {
     }
 }
 
+/// Where a memory stands for whoever reads it: its lifecycle state, unless something
+/// else says more (a newer memory replaces it, it is archived, a search brought it back).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Status {
+    /// Current and strong: in search results and context.
+    Active,
+    /// Current, weakening: in search results when directly relevant.
+    Fading,
+    /// Forgotten or dissolved by decay: out of search unless a strong cue revives it.
+    Dormant,
+    /// Archived: out of search and context until restored.
+    Archived,
+    /// A newer memory replaces it: history, not the current truth.
+    Superseded,
+    /// Dormant or archived, and this search brought it back.
+    Revived,
+}
+
+impl Status {
+    /// The wire name (`"active"`, `"superseded"`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Active => "active",
+            Status::Fading => "fading",
+            Status::Dormant => "dormant",
+            Status::Archived => "archived",
+            Status::Superseded => "superseded",
+            Status::Revived => "revived",
+        }
+    }
+
+    /// The status of a memory in lifecycle state `state`: superseded first (the current
+    /// truth is elsewhere, whatever its strength), then revived, archived, the state.
+    pub fn of(superseded: bool, archived: bool, revived: bool, state: MemoryState) -> Status {
+        if superseded {
+            Status::Superseded
+        } else if revived {
+            Status::Revived
+        } else if archived {
+            Status::Archived
+        } else {
+            match state {
+                MemoryState::Active => Status::Active,
+                MemoryState::Fading => Status::Fading,
+                _ => Status::Dormant,
+            }
+        }
+    }
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 impl fmt::Display for MemoryState {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -86,6 +86,8 @@ mod tests {
             coverage: 0.0,
             signals: Vec::new(),
             revived: false,
+            status: crate::model::Status::Active,
+            superseded_by: None,
         }
     }
 

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{JournalEntry, Memory, MemoryState, PersonaMemory};
+use crate::model::{JournalEntry, Memory, MemoryState, PersonaMemory, Status};
 
 /// What kind of record to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -60,6 +60,10 @@ pub struct SearchQuery {
     /// lifecycle values), archived ones on a strong cue. On with [`SearchQuery::new`]; off
     /// in `persona_search`, which keeps the published client's rule.
     pub revive: bool,
+    /// Return superseded memories too, each right after the memory that replaces it, marked
+    /// [`Status::Superseded`]. Off (the default): a superseded memory never shows; the
+    /// memory that replaces it is returned in its place.
+    pub history: bool,
     /// Hits weaker than this [`SearchHit::strength`] are dropped. `None`: the calibrated
     /// cutoff ([`min_strength`]); `Some(0.0)`: every hit, however weak (benchmarks).
     pub min_strength: Option<f64>,
@@ -285,6 +289,11 @@ pub struct SearchHit {
     /// The memory was asleep (archived, or a forgotten or dissolved persona memory) and
     /// came back because the query matched it strongly; the search's access revives it.
     pub revived: bool,
+    /// Where the memory stands: active, fading, dormant, archived, superseded or revived.
+    pub status: Status,
+    /// The address of the memory that replaces it now, when it is superseded (returned
+    /// only with [`SearchQuery::history`]; otherwise the replacement takes its place).
+    pub superseded_by: Option<String>,
 }
 
 /// A candidate with its raw signal values (`None`: the signal says nothing about it).
@@ -452,6 +461,9 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
                 coverage: c.coverage,
                 signals,
                 revived: c.revived,
+                // Set with what the store knows of replacements (search::current).
+                status: Status::Active,
+                superseded_by: None,
             }
         })
         .filter(|h| h.strength >= min_strength)

@@ -6,6 +6,7 @@
 
 pub mod bridge;
 pub(crate) mod candidates;
+pub(crate) mod current;
 pub mod hybrid;
 mod promoted;
 pub mod query;

@@ -127,6 +127,7 @@ async fn ranked(
             if weights.collapse_repeats {
                 collapse_repeats(&mut hits);
             }
+            super::current::current_first(conn, &life, now, &mut hits, query.history)?;
             hits.truncate(limit);
             Ok((hits, below))
         })

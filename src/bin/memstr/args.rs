@@ -196,6 +196,11 @@ pub(crate) enum Command {
         /// calibrated cutoff; 0 keeps every hit].
         #[arg(long, value_name = "S", value_parser = parse_strength)]
         min_strength: Option<f64>,
+        /// Also show superseded memories (history), each after the memory that replaced
+        /// it [default: only the current truth; a match on an old memory shows its
+        /// replacement].
+        #[arg(long)]
+        history: bool,
         /// Search without the embedding model.
         #[arg(long)]
         no_vectors: bool,

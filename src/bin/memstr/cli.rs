@@ -240,9 +240,12 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             out.journal(&store.recent_between(since, until, *limit as usize).await?)
         }
         Command::Stats => out.stats(&store.stats().await?),
-        Command::Search { query, limit, kinds, domain, facet, since, until, explain, min_strength, .. } => {
+        Command::Search {
+            query, limit, kinds, domain, facet, since, until, explain, min_strength, history, ..
+        } => {
             let mut q = memstr::SearchQuery::new(query).limit(*limit as usize);
             q.min_strength = *min_strength;
+            q.history = *history;
             q.kinds = kinds
                 .iter()
                 .map(|k| match k {

@@ -41,6 +41,9 @@ const FILLER: &[&str] = &[
     "old",
     "called",
     "named",
+    "longer",
+    "actually",
+    "now",
 ];
 
 /// Words with which a new value adds to the old rather than replacing it.
@@ -49,8 +52,8 @@ const ADDITIVE: &[&str] = &["also", "too", "additionally", "another", "besides",
 /// Relations that hold many objects at once: a new object is an addition, unless a word
 /// after it matches too ("prefers tabs for indentation" → "prefers spaces for indentation").
 const MULTI: &[&str] = &[
-    "like", "love", "enjoy", "prefer", "speak", "play", "know", "read", "visit", "watch", "collect", "own", "learn",
-    "listen", "use", "follow", "study", "eat", "write", "cook", "support",
+    "allergic", "like", "love", "enjoy", "prefer", "speak", "play", "know", "read", "visit", "watch", "collect", "own",
+    "learn", "listen", "use", "follow", "study", "eat", "write", "cook", "support",
 ];
 
 /// Words that qualify a relation without naming it: "favourite" alone does not make
@@ -102,6 +105,9 @@ const MONTHS: &[&str] = &[
 /// Prepositions: "drives a Toyota" and "drives to work" are different relations.
 const PREPOSITIONS: &[&str] =
     &["to", "at", "in", "on", "by", "from", "with", "for", "into", "of", "about", "near", "under", "over", "off"];
+
+/// The verbs that carry a relation in a plain statement: "is" and "has" are two relations.
+const AUXILIARIES: &[&str] = &["is", "are", "was", "were", "has", "have", "had"];
 
 /// Verbs of a change of value, before "from X to Y".
 /// Folded; the short ones match whole words only.
@@ -186,20 +192,62 @@ fn number_of(w: &str) -> Option<String> {
 const NEGATIONS: &[&str] =
     &["not", "no", "never", "nor", "none", "nothing", "neither", "nobody", "cannot", "dont", "doesnt", "isnt"];
 
+/// Words a value opens with that say nothing about its subject ("Actually, I moved ...").
+const LEAD: &[&str] = &["actually", "correction", "update", "note", "now", "so", "well", "fyi", "currently", "also"];
+
+/// Who or what a value is about, and the index in `words` after the words it took:
+/// `self` for the writer ("I", "my", "the user"), `we` for the writer's team ("we",
+/// "our"), a run of capitalised words for a name ("Ben Carter's team" is about
+/// `ben carter`, not about Ben alone with "carter" said of him), else `None` (the first
+/// content word stands in, as before).
+fn entity(text: &str, words: &[String]) -> Option<(String, usize)> {
+    let cased: Vec<&str> = text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    if cased.len() != words.len() {
+        return None;
+    }
+    let mut i = 0;
+    while i < words.len() && LEAD.contains(&words[i].as_str()) {
+        i += 1;
+    }
+    // A pronoun before the first content word names the subject.
+    let mut j = i;
+    while j < words.len() && (is_stop(&words[j]) || NEGATIONS.contains(&words[j].as_str())) {
+        match words[j].as_str() {
+            "i" | "my" | "me" | "mine" | "myself" => return Some(("self".into(), j + 1)),
+            "we" | "our" | "us" | "ours" | "ourselves" => return Some(("we".into(), j + 1)),
+            _ => j += 1,
+        }
+    }
+    if j + 1 < words.len() && words[j] == "user" && j > 0 && words[j - 1] == "the" {
+        return Some(("self".into(), j + 1));
+    }
+    // A name: capitalised words in a row, up to three ("New York", "Ben Carter").
+    let capital = |k: usize| cased[k].chars().next().is_some_and(char::is_uppercase) && !is_stop(&words[k]);
+    let mut end = j;
+    while end < words.len() && end < j + 3 && capital(end) && number_of(&words[end]).is_none() {
+        end += 1;
+    }
+    // One word is a name only when something follows it; two or more always are.
+    (end > j + 1).then(|| (words[j..end].iter().map(|w| fold(w)).collect::<Vec<_>>().join(" "), end))
+}
+
 impl Clause {
     fn read(text: &str) -> Clause {
         let words = tokenize(text);
         let folded_text = words.iter().map(|w| fold(w)).collect::<Vec<_>>().join(" ");
+        let subject = entity(text, &words);
         let mut c = Clause {
             words: words.clone(),
             folded_text,
-            subject: None,
+            subject: subject.as_ref().map(|(s, _)| s.clone()),
             rest: Vec::new(),
             numbers: Vec::new(),
             weekdays: Vec::new(),
             months: Vec::new(),
             negated: super::negated(&super::normalise(text)),
         };
+        // The words the subject took are not part of what is said about it.
+        let taken = subject.map(|(_, end)| end).unwrap_or(0);
         for (i, w) in words.iter().enumerate() {
             if let Some(n) = number_of(w) {
                 c.numbers.push(n);
@@ -217,13 +265,13 @@ impl Clause {
                 c.months.push(w.clone());
                 continue;
             }
-            if is_stop(w) || NEGATIONS.contains(&w.as_str()) || FILLER.contains(&w.as_str()) {
+            if i < taken || is_stop(w) || NEGATIONS.contains(&w.as_str()) || FILLER.contains(&w.as_str()) {
                 continue;
             }
             let f = fold(w);
             if c.subject.is_none() {
                 c.subject = Some(f);
-            } else if !c.rest.iter().any(|(_, r)| *r == f) {
+            } else if !c.rest.iter().any(|(_, r)| *r == f) && c.subject.as_deref() != Some(f.as_str()) {
                 c.rest.push((i, f));
             }
         }
@@ -250,17 +298,91 @@ impl Clause {
 
 /// Why `new_value` contradicts `old_value` though it carries no correction cue, if it does
 /// (see the module's documentation). The answer names the rule: `switch X -> Y`,
-/// `negation`, `antonym A/B`, `value X -> Y`, `object X -> Y`.
+/// `stopped X`, `negation`, `antonym A/B`, `value X -> Y`, `object X -> Y`.
 pub fn contradiction(new_value: &str, old_value: &str) -> Option<String> {
+    finding(new_value, old_value).map(|f| f.cue)
+}
+
+/// What [`finding`] read in a pair.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Finding {
+    /// The rule and what it saw (see [`contradiction`]).
+    pub cue: String,
+    /// The new value names the old value it replaces (a switch from it, a stop of it, a
+    /// negation of the same words): a correction at any similarity. The other rules read
+    /// a changed value after a relation the two seem to share, which a far memory can
+    /// match by accident: the gate asks rather than supersedes when similarity is low.
+    pub explicit: bool,
+}
+
+/// [`contradiction`] with how sure it is.
+pub(crate) fn finding(new_value: &str, old_value: &str) -> Option<Finding> {
     let (new, old) = (Clause::read(new_value), Clause::read(old_value));
+    let explicit = |cue: String| Finding { cue, explicit: true };
+    let implied = |cue: String| Finding { cue, explicit: false };
+    // A switch names the old value: "we moved login from Auth0 to WorkOS" corrects "Login
+    // uses Auth0" though the subjects read differently, when the two share more than X.
+    if let Some(cue) = switch(&new, &old).filter(|_| subjects_meet(&new, &old)) {
+        return Some(explicit(cue));
+    }
     if new.subject.is_none() || new.subject != old.subject {
         return None;
     }
-    switch(&new, &old)
-        .or_else(|| negation(&new, &old))
-        .or_else(|| antonym(&new, &old))
-        .or_else(|| value(&new, &old))
-        .or_else(|| object(&new, &old))
+    stopped(&new, &old)
+        .map(explicit)
+        .or_else(|| negation(&new, &old).map(explicit))
+        .or_else(|| antonym(&new, &old).map(implied))
+        .or_else(|| value(&new, &old).map(implied))
+        .or_else(|| object(&new, &old).map(implied))
+}
+
+/// The subject both values are about, when both name one the same way (`self`, `we`, a
+/// name, or the first content word).
+pub fn same_subject(a: &str, b: &str) -> bool {
+    let (a, b) = (Clause::read(a), Clause::read(b));
+    a.subject.is_some() && a.subject == b.subject
+}
+
+/// The same subject, or the new value speaks for the writer or the team ("we moved ...")
+/// and shares a content word with the old one besides the switched values.
+fn subjects_meet(new: &Clause, old: &Clause) -> bool {
+    if new.subject.is_some() && new.subject == old.subject {
+        return true;
+    }
+    let speaker = matches!(new.subject.as_deref(), Some("self" | "we"));
+    let old_subject_said = old.subject.as_deref().is_some_and(|s| new.rest_words().contains(&s));
+    speaker && old_subject_said
+}
+
+/// "stopped running", "quit smoking", "gave up coffee", "no longer drinks coffee", "don't
+/// drink coffee anymore", where the old value does (the same verb or object, not negated).
+fn stopped(new: &Clause, old: &Clause) -> Option<String> {
+    if old.negated {
+        return None;
+    }
+    let w = &new.words;
+    let after = (0..w.len()).find_map(|i| {
+        let two = w.get(i + 1).map(String::as_str);
+        match (w[i].as_str(), two) {
+            ("stopped" | "quit" | "quitted" | "ceased", _) => Some(i + 1),
+            ("gave" | "given" | "give", Some("up")) => Some(i + 2),
+            ("no", Some("longer")) => Some(i + 2),
+            _ => None,
+        }
+    });
+    let after =
+        after.or_else(|| (new.negated && (new.has_word("anymore") || new.has_phrase("any more"))).then_some(0))?;
+    let said: Vec<String> =
+        w[after..].iter().filter(|x| !is_stop(x) && !NEGATIONS.contains(&x.as_str())).map(|x| fold(x)).collect();
+    let old_content = old.content();
+    let hit = said.iter().take(3).find(|s| old_content.iter().any(|o| stem_match(s, o)))?;
+    Some(format!("stopped {hit}"))
+}
+
+/// Folded forms of one word: "runn" (running) and "run", "coff" (coffees) and "coffe".
+fn stem_match(a: &str, b: &str) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    a == b || (short.len() >= 3 && long.starts_with(short) && long.len() - short.len() <= 2)
 }
 
 /// Whether `new_value` negates `old_value` about the same subject over (nearly) the same
@@ -406,6 +528,14 @@ fn object(new: &Clause, old: &Clause) -> Option<String> {
     let old_obj = old.rest[first_diff].0;
     let new_obj = new.rest.iter().find(|(_, w)| !old_words.contains(&w.as_str())).map(|(i, _)| *i);
     if preps(old, Some(old_obj)) != preps(new, new_obj) {
+        return None;
+    }
+    // "Beacon is the driver app" and "Beacon has 1,100 drivers" say different things of it.
+    fn aux(c: &Clause) -> Vec<&str> {
+        c.words.iter().map(String::as_str).filter(|w| AUXILIARIES.contains(w)).take(1).collect()
+    }
+    let (aux_new, aux_old) = (aux(new), aux(old));
+    if !aux_new.is_empty() && !aux_old.is_empty() && aux_new != aux_old {
         return None;
     }
     let gone: Vec<&str> = old_words[first_diff..].iter().copied().filter(|w| !new_words.contains(w)).collect();

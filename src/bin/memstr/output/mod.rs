@@ -444,13 +444,14 @@ impl Out {
                 memstr::Found::Persona(_) => "persona",
                 _ => "other",
             };
-            // A memory brought back from the archive or from being forgotten says so: the
-            // agent should know it was asleep.
-            let mark = if h.revived { " [revived]" } else { "" };
+            // Where each hit stands (active, fading, dormant, archived, superseded, revived):
+            // an agent must know a memory was asleep, or is history, before trusting it.
+            let by = h.superseded_by.as_deref().map(|a| format!("\tsuperseded by {}", l(a))).unwrap_or_default();
             println!(
-                "{:.4}\t{:.3}\t{kind}{mark}\t{}\t{}",
+                "{:.4}\t{:.3}\t{}\t{kind}\t{}\t{}{by}",
                 h.score,
                 h.strength,
+                h.status,
                 time(h.found.time()),
                 l(&h.found.text())
             );
