@@ -2554,3 +2554,59 @@ fn an_empty_search_says_why() {
     let r = st.run(&["search", "quantum chromodynamics lattice", "--no-vectors"]).code(0);
     assert!(r.stderr.contains("nothing stored matches"), "{}", r.stderr);
 }
+
+#[test]
+fn search_shows_each_hits_status_and_history_only_with_the_flag() {
+    let st = Store::new();
+    st.ok(&["persona", "add", "self", "facts", "home", "I live in Berlin, in a flat in Kreuzberg", "--at", &s(T0)]);
+    st.ok(&["persona", "add", "self", "facts", "home-now", "I live in Lisbon now", "--at", &s(T0)]);
+    st.ok(&["persona", "contradict", "self/facts/home", "self/facts/home-now"]);
+    let out =
+        st.ok(&["--now", &s(T0 + 60.0), "search", "Berlin flat Kreuzberg", "--no-vectors", "--min-strength", "0"]);
+    let first: Vec<&str> = out.lines().next().unwrap().split('\t').collect();
+    // score, strength, status, kind, time, text: the replacement stands in for the old memory.
+    assert_eq!(first[2], "active", "{out}");
+    assert!(first[5].ends_with("I live in Lisbon now"), "{out}");
+    assert!(!out.contains("Kreuzberg"), "{out}");
+    let out = st.ok(&[
+        "--now",
+        &s(T0 + 60.0),
+        "search",
+        "Berlin flat Kreuzberg",
+        "--no-vectors",
+        "--min-strength",
+        "0",
+        "--history",
+    ]);
+    let rows: Vec<Vec<&str>> = out.lines().map(|l| l.split('\t').collect()).collect();
+    let old = rows.iter().position(|r| r[5].contains("Kreuzberg")).unwrap_or_else(|| panic!("{out}"));
+    let new = rows.iter().position(|r| r[5].ends_with("I live in Lisbon now")).unwrap();
+    assert!(new < old, "{out}");
+    assert_eq!(rows[old][2], "superseded", "{out}");
+    assert_eq!(rows[old][6], "superseded by self/facts/home-now", "{out}");
+    let json = st.json(&[
+        "--now",
+        &s(T0 + 60.0),
+        "search",
+        "Berlin flat Kreuzberg",
+        "--no-vectors",
+        "--min-strength",
+        "0",
+        "--history",
+    ]);
+    let statuses: Vec<&str> = json.as_array().unwrap().iter().map(|h| h["status"].as_str().unwrap()).collect();
+    assert!(statuses.contains(&"superseded") && statuses.contains(&"active"), "{json}");
+}
+
+#[test]
+fn fact_commands_default_to_the_domain_the_mcp_tools_use() {
+    let st = Store::new();
+    st.ok(&["fact", "set", "alice", "city", "Lisbon"]);
+    assert_eq!(st.ok(&["fact", "get", "notes", "alice", "city"]), "Lisbon\n");
+    assert_eq!(st.ok(&["fact", "get", "alice", "city"]), "Lisbon\n");
+    st.ok(&["fact", "set", "people", "alice", "city", "Porto"]);
+    assert_eq!(st.ok(&["fact", "get", "people", "alice", "city"]), "Porto\n");
+    assert_eq!(st.ok(&["fact", "get", "alice", "city"]), "Lisbon\n");
+    assert_eq!(st.ok(&["fact", "history", "alice", "city"]).lines().count(), 1);
+    st.run(&["fact", "get", "alice"]).code(2);
+}

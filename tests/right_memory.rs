@@ -225,3 +225,26 @@ async fn every_hit_says_where_it_stands() {
         assert_eq!(h.status, expected, "{h:?}");
     }
 }
+
+#[tokio::test]
+async fn consolidate_links_what_introspect_suggests() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), false).await;
+    let themed = |key: &str, value: &str| {
+        PersonaInput::new("projects", "facts", key, value).themes(["beacon", "mobile"].map(String::from))
+    };
+    store.persona_remember(themed("beacon-stack", "The driver app is written in Kotlin")).await.unwrap();
+    store.persona_remember(themed("beacon-release", "Releases ship every second Thursday")).await.unwrap();
+    let before = store.persona_introspect().await.unwrap();
+    let pair = ("beacon-release".to_string(), "beacon-stack".to_string());
+    let suggested = |r: &memstr::IntrospectionReport| {
+        r.suggested_connections.iter().any(|(a, b)| (a, b) == (&pair.0, &pair.1) || (b, a) == (&pair.0, &pair.1))
+    };
+    assert!(suggested(&before), "{:?}", before.suggested_connections);
+    let report = store.consolidate().await.unwrap();
+    assert!(report.linked >= 1, "{report:?}");
+    let after = store.persona_introspect().await.unwrap();
+    assert!(!suggested(&after), "still suggested after consolidation: {:?}", after.suggested_connections);
+    let near = store.graph_neighbours("projects/facts/beacon-stack").await.unwrap();
+    assert!(near.iter().any(|n| n.id.ends_with("beacon-release")), "{near:?}");
+}

@@ -15,6 +15,7 @@ use serde::Serialize;
 
 use super::gate::lexical_similarity;
 use super::graph::{self, EdgeKind, StoredEdge};
+use super::introspect::IntrospectOptions;
 use super::persona::{prune, PruneReport};
 use super::runtime::{relock, save_edges, stored_edges, Lifecycle};
 use super::Parts;
@@ -325,8 +326,17 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
         .await
 }
 
+/// Themes two memories share (trimmed, case folded).
+fn shared_themes(a: &PersonaMemory, b: &PersonaMemory) -> usize {
+    let norm = |m: &PersonaMemory| -> BTreeSet<String> {
+        m.themes.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()).collect()
+    };
+    norm(a).intersection(&norm(b)).count()
+}
+
 /// Similar persona pairs `(a, b, similarity)` with `a < b`: cosine of their embeddings,
-/// or word overlap without a model.
+/// or word overlap without a model; pairs sharing introspection's number of themes are
+/// in at the link floor.
 async fn similar_inputs(
     engine: &Arc<Engine>,
     life: &Arc<Lifecycle>,
@@ -354,6 +364,10 @@ async fn similar_inputs(
                         _ if vectors_on => continue,
                         _ => lexical_similarity(&ma.value, &mb.value),
                     };
+                    // What introspection suggests linking is linked: pairs sharing enough
+                    // themes, at the link floor when their similarity is lower.
+                    let themed = shared_themes(ma, mb) >= IntrospectOptions::default().shared_themes;
+                    let sim = if themed { sim.max(link) } else { sim };
                     if sim >= link {
                         let (a, b) = (path_of(ma), path_of(mb));
                         let (a, b) = if a <= b { (a, b) } else { (b, a) };

@@ -232,6 +232,22 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
             let view: Vec<(&PersonaMemory, f64, MemoryState)> = rows.iter().map(|(m, r, s)| (m, *r, *s)).collect();
             let options = IntrospectOptions { similar: life.options.link_similarity, ..Default::default() };
             let mut report = introspect(&view, &similar, &options, now);
+            // Pairs consolidation already linked (a learned edge) are no longer suggested.
+            let edges = super::runtime::stored_edges(conn)?;
+            let path_of = |key: &str| -> Vec<String> {
+                rows.iter()
+                    .filter(|(m, _, _)| m.key == key)
+                    .map(|(m, _, _)| {
+                        Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d()
+                    })
+                    .collect()
+            };
+            report.suggested_connections.retain(|(a, b)| {
+                let (pa, pb) = (path_of(a), path_of(b));
+                !edges
+                    .iter()
+                    .any(|e| (pa.contains(&e.a) && pb.contains(&e.b)) || (pa.contains(&e.b) && pb.contains(&e.a)))
+            });
             report.pruned_count =
                 rows.iter().filter(|(m, _, s)| m.state != *s && *s != MemoryState::Active).count() as u64;
             Ok(report)

@@ -21,8 +21,8 @@ use crate::search::time::parse_time;
 use crate::search::{Kind, SearchQuery};
 use crate::{MemoryStore, PersonaInput, PersonaQuery};
 
-/// Where `remember` stores content given without a domain.
-pub const DEFAULT_DOMAIN: &str = "notes";
+/// Where `remember` and the fact tools go without a domain (the library's default).
+pub const DEFAULT_DOMAIN: &str = crate::model::DEFAULT_DOMAIN;
 /// ... and without a facet.
 pub const DEFAULT_FACET: &str = "general";
 /// Token budget of a search or recent-journal result when the caller gives none.

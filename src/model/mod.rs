@@ -22,6 +22,10 @@ pub use validate::{
     validate_timestamp, validate_value, MAX_CONTENT_LENGTH, MAX_KEY_LENGTH, MAX_TAXONOMY_LENGTH,
 };
 
+/// Where a memory or a keyed fact goes when its writer names no domain, in every interface
+/// (the MCP tools, `memstr fact`, the library's callers that pass it).
+pub const DEFAULT_DOMAIN: &str = "notes";
+
 /// The default persona domains of sense-memory v2 (others are allowed).
 pub const DEFAULT_DOMAINS: [&str; 5] = ["self", "people", "projects", "world", "skills"];
 

@@ -287,39 +287,47 @@ pub(crate) enum Command {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum FactCommand {
-    /// Set SUBJECT's ATTRIBUTE to VALUE in DOMAIN (the old value goes to the history).
+    /// Set SUBJECT's ATTRIBUTE to VALUE: `fact set [DOMAIN] SUBJECT ATTRIBUTE VALUE` (the old
+    /// value goes to the history). DOMAIN defaults to notes, as in the MCP fact tools.
     Set {
-        /// The persona domain the fact lives in (e.g. people, self).
-        domain: String,
-        /// Who or what the fact is about (e.g. alice).
-        subject: String,
-        /// Which property (e.g. city).
-        attribute: String,
-        /// The new value; `-` reads it from standard input.
-        value: String,
+        /// [DOMAIN] SUBJECT ATTRIBUTE VALUE: the persona domain (default notes), who or what
+        /// the fact is about, which property, the new value (`-` reads it from standard
+        /// input).
+        #[arg(num_args = 3..=4, value_names = ["DOMAIN", "SUBJECT", "ATTRIBUTE", "VALUE"], required = true)]
+        parts: Vec<String>,
         /// When the value became true (ISO 8601, a span back from now such as 3d, or Unix
         /// seconds) [default: now]. Dates the fact and its history.
         #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
         at: Option<When>,
     },
-    /// The current value (exit 1 if none).
+    /// The current value (exit 1 if none): `fact get [DOMAIN] SUBJECT ATTRIBUTE`.
     Get {
-        /// The persona domain the fact lives in.
-        domain: String,
-        /// Who or what the fact is about.
-        subject: String,
-        /// Which property.
-        attribute: String,
+        /// [DOMAIN] SUBJECT ATTRIBUTE (DOMAIN defaults to notes).
+        #[arg(num_args = 2..=3, value_names = ["DOMAIN", "SUBJECT", "ATTRIBUTE"], required = true)]
+        parts: Vec<String>,
     },
-    /// Every value, oldest first.
+    /// Every value, oldest first: `fact history [DOMAIN] SUBJECT ATTRIBUTE`.
     History {
-        /// The persona domain the fact lives in.
-        domain: String,
-        /// Who or what the fact is about.
-        subject: String,
-        /// Which property.
-        attribute: String,
+        /// [DOMAIN] SUBJECT ATTRIBUTE (DOMAIN defaults to notes).
+        #[arg(num_args = 2..=3, value_names = ["DOMAIN", "SUBJECT", "ATTRIBUTE"], required = true)]
+        parts: Vec<String>,
     },
+}
+
+impl FactCommand {
+    /// The domain, subject and attribute, the domain defaulting as the MCP tools do; and
+    /// the value of a `set`.
+    pub(crate) fn address(&self) -> (&str, &str, &str, Option<&str>) {
+        let (parts, with_value) = match self {
+            FactCommand::Set { parts, .. } => (parts, true),
+            FactCommand::Get { parts } | FactCommand::History { parts } => (parts, false),
+        };
+        let p: Vec<&str> = parts.iter().map(String::as_str).collect();
+        let named = p.len() == if with_value { 4 } else { 3 };
+        let rest = if named { &p[1..] } else { &p[..] };
+        let domain = if named { p[0] } else { memstr::model::DEFAULT_DOMAIN };
+        (domain, rest[0], rest[1], rest.get(2).copied())
+    }
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]

@@ -386,25 +386,26 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             out.done(&format!("unpinned {reference}"));
         }
         Command::Graph { reference } => out.neighbours(&store.graph_neighbours(reference).await?),
-        Command::Fact(FactCommand::Set { domain, subject, attribute, value, at }) => {
-            let value = value_arg(value)?;
-            let id = match at {
-                Some(w) => store.fact_set_at(domain, subject, attribute, &value, w.at(now)).await?,
-                None => store.fact_set(domain, subject, attribute, &value).await?,
-            };
-            out.event_id(&id)
-        }
-        Command::Fact(FactCommand::Get { domain, subject, attribute }) => {
-            match store.fact_get(domain, subject, attribute).await? {
-                Some(v) => out.value(&v),
-                None => {
-                    out.not_found(&format!("{domain}/facts/{subject}:{attribute}"));
-                    return Ok(ExitCode::from(1));
+        Command::Fact(fact) => {
+            let (domain, subject, attribute, value) = fact.address();
+            match fact {
+                FactCommand::Set { at, .. } => {
+                    let value = value_arg(value.unwrap_or_default())?;
+                    let id = match at {
+                        Some(w) => store.fact_set_at(domain, subject, attribute, &value, w.at(now)).await?,
+                        None => store.fact_set(domain, subject, attribute, &value).await?,
+                    };
+                    out.event_id(&id)
                 }
+                FactCommand::Get { .. } => match store.fact_get(domain, subject, attribute).await? {
+                    Some(v) => out.value(&v),
+                    None => {
+                        out.not_found(&format!("{domain}/facts/{subject}:{attribute}"));
+                        return Ok(ExitCode::from(1));
+                    }
+                },
+                FactCommand::History { .. } => out.fact_history(&store.fact_history(domain, subject, attribute).await?),
             }
-        }
-        Command::Fact(FactCommand::History { domain, subject, attribute }) => {
-            out.fact_history(&store.fact_history(domain, subject, attribute).await?)
         }
     }
     Ok(ExitCode::SUCCESS)
