@@ -41,8 +41,13 @@ fn bin() -> &'static str {
 
 /// Runs tests/mcp/test_mcp.py in `mode`; panics with its output unless it passed.
 fn client(mode: &str, args: &[&str], dir: &Path) {
+    client_script("test_mcp.py", mode, args, dir)
+}
+
+/// Runs tests/mcp/`script` in `mode`; panics with its output unless it passed.
+fn client_script(script: &str, mode: &str, args: &[&str], dir: &Path) {
     let out = Command::new(mcp_python())
-        .arg(repo().join("tests/mcp/test_mcp.py"))
+        .arg(repo().join("tests/mcp").join(script))
         .arg(mode)
         .args(args)
         .env("MEMSTR_DIR", dir)
@@ -109,6 +114,13 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+#[test]
+fn the_right_memory_through_the_official_client_gate_cases_states_and_history() {
+    let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
+    client_script("test_right_memory.py", "stdio", &[bin()], dir.path());
 }
 
 #[test]

@@ -23,6 +23,7 @@ use crate::text::{fold, is_number, tokenize, STOP_WORDS};
 
 mod contradiction;
 use contradiction::finding;
+use contradiction::speaks_for_writer;
 pub use contradiction::{contradiction, same_subject};
 
 /// The similarity thresholds of the gate (seed 001's values by default).
@@ -241,7 +242,11 @@ pub fn decide(new_value: &str, candidates: &[GateCandidate], options: &GateOptio
         let (path, key, similarity) = hit(ranked[i]);
         return GateDecision::MightCorrect { path, key, similarity, cue };
     }
-    if let Some(c) = ranked.iter().find(|c| same_subject(new_value, &c.value)) {
+    // Everything the writer says of themself shares a subject: only a close one is related.
+    let related = |c: &&&GateCandidate| {
+        same_subject(new_value, &c.value) && (c.similarity >= options.correct_low || !speaks_for_writer(new_value))
+    };
+    if let Some(c) = ranked.iter().find(related) {
         let (path, key, similarity) = hit(c);
         return GateDecision::Related { path, key, similarity };
     }

@@ -194,9 +194,6 @@ A bare key that several memories share is an error listing their addresses; call
                 if !m.contradicts.is_empty() {
                     detail.insert("contradicts".into(), json!(m.contradicts));
                 }
-                if let Some(s) = &m.superseded_by {
-                    detail.insert("superseded_by".into(), json!(s));
-                }
                 item.detail = Some(detail);
                 item
             }

@@ -343,6 +343,11 @@ pub fn same_subject(a: &str, b: &str) -> bool {
     a.subject.is_some() && a.subject == b.subject
 }
 
+/// Whether the value is about the writer or the writer's team ("I", "my", "we", "our").
+pub(crate) fn speaks_for_writer(text: &str) -> bool {
+    matches!(Clause::read(text).subject.as_deref(), Some("self" | "we"))
+}
+
 /// The same subject, or the new value speaks for the writer or the team ("we moved ...")
 /// and shares a content word with the old one besides the switched values.
 fn subjects_meet(new: &Clause, old: &Clause) -> bool {
