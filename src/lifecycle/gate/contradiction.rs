@@ -189,6 +189,18 @@ fn number_of(w: &str) -> Option<String> {
     UNITS.contains(&unit).then_some(digits)
 }
 
+/// "three" as "3": a value written in words in one sentence and in digits in the other is
+/// the same value.
+fn number_word(w: &str) -> Option<String> {
+    const WORDS: [&str; 12] =
+        ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
+    WORDS.iter().position(|x| *x == w).map(|i| (i + 1).to_string())
+}
+
+/// A sentence this long says several things of its subject: a changed word in it is not
+/// one changed value (the value and object rules stand aside).
+const MANY_WORDS: usize = 7;
+
 const NEGATIONS: &[&str] =
     &["not", "no", "never", "nor", "none", "nothing", "neither", "nobody", "cannot", "dont", "doesnt", "isnt"];
 
@@ -249,7 +261,7 @@ impl Clause {
         // The words the subject took are not part of what is said about it.
         let taken = subject.map(|(_, end)| end).unwrap_or(0);
         for (i, w) in words.iter().enumerate() {
-            if let Some(n) = number_of(w) {
+            if let Some(n) = number_of(w).or_else(|| number_word(w)) {
                 c.numbers.push(n);
                 continue;
             }
@@ -322,8 +334,10 @@ pub(crate) fn finding(new_value: &str, old_value: &str) -> Option<Finding> {
     let implied = |cue: String| Finding { cue, explicit: false };
     // A switch names the old value: "we moved login from Auth0 to WorkOS" corrects "Login
     // uses Auth0" though the subjects read differently, when the two share more than X.
-    if let Some(cue) = switch(&new, &old).filter(|_| subjects_meet(&new, &old)) {
-        return Some(explicit(cue));
+    if let Some(cue) = switch(&new, &old) {
+        // Named in another subject's sentence ("MRR went from $48k to $61k" after "Our
+        // revenue is $48k a month"): likely the same value, not sure enough to supersede.
+        return Some(if subjects_meet(&new, &old) { explicit(cue) } else { implied(cue) });
     }
     if new.subject.is_none() || new.subject != old.subject {
         return None;
@@ -446,6 +460,12 @@ fn negation(new: &Clause, old: &Clause) -> Option<String> {
     let (a, b) = (new.rest_words(), old.rest_words());
     let same_values = new.numbers == old.numbers && new.weekdays == old.weekdays;
     let close = (a.is_empty() && b.is_empty()) || cosine(&a, &b) >= 0.6;
+    // "..., but not by phone" after the whole old sentence negates what it adds.
+    let (longer, shorter) = if a.len() >= b.len() { (&a, &b) } else { (&b, &a) };
+    let added = longer.iter().filter(|w| !shorter.contains(w)).count();
+    if !shorter.is_empty() && shorter.iter().all(|w| longer.contains(w)) && added > 1 {
+        return None;
+    }
     (close && same_values).then(|| "negation".to_string())
 }
 
@@ -479,11 +499,16 @@ fn first_phrase(c: &Clause, group: &[&str]) -> Option<String> {
 
 /// A changed value of one kind (numbers, habit weekdays, months), the other words alike.
 fn value(new: &Clause, old: &Clause) -> Option<String> {
-    if new.negated != old.negated || ADDITIVE.iter().any(|w| new.has_word(w)) || occasions_differ(new, old) {
+    if new.rest.len().max(old.rest.len()) > MANY_WORDS
+        || new.negated != old.negated
+        || ADDITIVE.iter().any(|w| new.has_word(w))
+        || occasions_differ(new, old)
+    {
         return None;
     }
     let kinds = [(&new.numbers, &old.numbers), (&new.weekdays, &old.weekdays), (&new.months, &old.months)];
-    let changed = kinds.iter().find(|(n, o)| !n.is_empty() && !o.is_empty() && n != o)?;
+    // A value the new sentence keeps, with more beside it, is a detail added, not changed.
+    let changed = kinds.iter().find(|(n, o)| !n.is_empty() && !o.is_empty() && o.iter().any(|x| !n.contains(x)))?;
     let (a, b) = (new.rest_words(), old.rest_words());
     let alike = (a.is_empty() && b.is_empty()) || cosine(&a, &b) >= 0.5;
     alike.then(|| format!("value {} -> {}", changed.1.join(","), changed.0.join(",")))
@@ -498,7 +523,11 @@ fn occasions_differ(new: &Clause, old: &Clause) -> bool {
 
 /// A changed object after a shared relation.
 fn object(new: &Clause, old: &Clause) -> Option<String> {
-    if new.negated != old.negated || ADDITIVE.iter().any(|w| new.has_word(w)) || occasions_differ(new, old) {
+    if new.rest.len().max(old.rest.len()) > MANY_WORDS
+        || new.negated != old.negated
+        || ADDITIVE.iter().any(|w| new.has_word(w))
+        || occasions_differ(new, old)
+    {
         return None;
     }
     let new_words = new.rest_words();
