@@ -81,6 +81,19 @@ pub struct Compressed {
     pub estimated_tokens: usize,
 }
 
+impl Compressed {
+    /// The coverage as one line, the same in the CLI and for agents: `covers 33 of 179
+    /// memories`, and how many replaced ones were left out as history.
+    pub fn coverage(&self) -> String {
+        let noun = if self.total == 1 { "memory" } else { "memories" };
+        let mut line = format!("covers {} of {} {noun}", self.covered, self.total);
+        if self.replaced > 0 {
+            line.push_str(&format!(" ({} replaced by a newer one left out)", self.replaced));
+        }
+        line
+    }
+}
+
 /// The current part of a persona, compressed (see the module documentation).
 ///
 /// Every memory that is not archived, not dissolved (pinned ones always count) and not
