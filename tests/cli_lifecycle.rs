@@ -170,7 +170,7 @@ fn prune_with_dissolve_delete_deletes_after_thirty_dissolved_days() {
 // ---------------------------------------------------------------------------------------
 
 #[test]
-fn compress_prints_the_active_persona_with_domain_and_budget() {
+fn compress_prints_the_persona_quoted_with_domain_budget_and_coverage() {
     let st = St::new();
     st.add(T0, "people", "facts", "alice-tea", "Alice drinks green tea every morning.", &[]);
     st.add(T0, "people", "facts", "alice-pets", "Alice has two cats and no dogs.", &[]);
@@ -185,21 +185,33 @@ fn compress_prints_the_active_persona_with_domain_and_budget() {
     st.add(T0, "people", "facts", "zed-old", "Zed once rode a unicycle", &["--at", &(T0 - 60.0 * DAY).to_string()]);
 
     let out = st.ok(T0, &["compress"]);
-    assert!(out.starts_with("[domain:people/facet:facts]\nalice: "), "{out}");
-    assert!(out.contains("[domain:projects/facet:decisions]\nvoxrelay: voice Orpheus-3B>Kokoro (warmth)\n"), "{out}");
-    assert!(out.contains("two cats no dogs"), "{out}");
-    assert!(!out.contains("zed"), "fading memories stay out: {out}");
+    assert!(out.starts_with("[domain:people/facet:facts]\nalice-pets: Alice has two cats and no dogs\n"), "{out}");
+    assert!(
+        out.contains("[domain:projects/facet:decisions]\nvoxrelay-voice: We chose Orpheus 3B over Kokoro because of its warmth\n"),
+        "{out}"
+    );
+    // Fading, and still current: last, as the oldest.
+    assert!(
+        out.contains("alice-tea: Alice drinks green tea every morning\nzed-old: Zed once rode a unicycle\n"),
+        "{out}"
+    );
+    assert!(out.trim_end().ends_with("covers 4 of 4 memories"), "{out}");
 
     let people = st.ok(T0, &["compress", "--domain", "people"]);
     assert!(people.contains("[domain:people/facet:facts]") && !people.contains("projects"), "{people}");
+    assert!(people.contains("covers 3 of 3 memories"), "{people}");
 
     let full = st.json(T0, &["compress"]);
-    assert_eq!(full["omitted"], 0);
-    assert_eq!(full["included"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        (full["omitted"].as_u64(), full["covered"].as_u64(), full["total"].as_u64()),
+        (Some(0), Some(4), Some(4))
+    );
+    assert_eq!(full["included"].as_array().unwrap().len(), 4);
     assert!(full["estimated_tokens"].as_u64().unwrap() <= 500);
-    let tight = st.json(T0, &["compress", "--max-tokens", "15"]);
+    let tight = st.json(T0, &["compress", "--max-tokens", "30"]);
     assert!(tight["omitted"].as_u64().unwrap() > 0, "{tight}");
-    assert!(tight["estimated_tokens"].as_u64().unwrap() <= 15, "{tight}");
+    assert!(tight["covered"].as_u64().unwrap() < 4 && tight["total"] == 4, "{tight}");
+    assert!(tight["estimated_tokens"].as_u64().unwrap() <= 30, "{tight}");
     assert!(tight["text"].as_str().unwrap().contains("more)"), "{tight}");
     st.fails(T0, &["compress", "--max-tokens", "lots"], 2);
 }

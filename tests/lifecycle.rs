@@ -12,7 +12,7 @@ use memstr::lifecycle::compress::CompressOptions;
 use memstr::lifecycle::gate::GateDecision;
 use memstr::lifecycle::{DecayPolicy, Fsrs6, FSRS6_DEFAULT_PARAMS};
 use memstr::nostr::Kind;
-use memstr::search::{Found, Kind as SearchKind, STOP_WORDS};
+use memstr::search::{Found, Kind as SearchKind};
 use memstr::{
     DTagMode, Error, FactVersion, LifecycleOptions, ManualClock, MemoryState, MemoryStore, PersonaInput, PersonaMemory,
     PersonaQuery, Rule, SearchQuery, StoreOptions, ValidationError,
@@ -662,15 +662,8 @@ struct Entry {
     themes: Vec<String>,
 }
 
-/// The first segment of a key that is not a stop word, as the compressed format's subject.
-fn subject(key: &str) -> String {
-    let segments: Vec<String> =
-        key.split(['-', '_', '.', ' ']).filter(|s| !s.is_empty()).map(str::to_lowercase).collect();
-    segments.iter().find(|s| !STOP_WORDS.contains(&s.as_str())).unwrap_or(&segments[0]).clone()
-}
-
 #[tokio::test]
-async fn compress_fits_the_fifty_memory_persona_in_500_tokens() {
+async fn compress_quotes_the_fifty_memory_persona_newest_first_within_500_tokens() {
     let dir = tempfile::tempdir().unwrap();
     let now = 1_790_000_000.0;
     let (store, _) = open_quiet(dir.path(), now).await;
@@ -686,29 +679,30 @@ async fn compress_fits_the_fifty_memory_persona_in_500_tokens() {
     }
     let out = store.persona_compress_with(CompressOptions::default()).await.unwrap();
     assert!(out.estimated_tokens <= 500, "{}", out.estimated_tokens);
-    // Every memory keeps its value, so the least relevant few give way (see
-    // lifecycle::compress::tests::persona_of_50_fits_in_500_real_tokens).
-    assert!(out.included.len() >= 45 && out.included.len() + out.omitted == 50, "{out:?}");
+    assert!(out.covered >= 15 && out.total == 50 && out.covered + out.omitted == 50, "{out:?}");
+    // Written an hour apart in file order: the newest are the ones covered.
+    let newest: Vec<String> =
+        entries.iter().take(out.covered).map(|e| format!("{}/{}/{}", e.domain, e.facet, e.key)).collect();
+    assert_eq!(out.included, newest);
     let real = tiktoken_rs::cl100k_base().unwrap().encode_with_special_tokens(&out.text).len();
     assert!(real <= 500, "cl100k_base: {real} tokens");
     assert!(out.estimated_tokens >= real, "the estimate errs high: {} < {real}", out.estimated_tokens);
     // persona_compress is the same text.
     assert_eq!(store.persona_compress(None).await.unwrap(), out.text);
-    // With room for all 50, every memory's subject leads a line of its facet.
-    let out =
-        store.persona_compress_with(CompressOptions { max_tokens: Some(560), ..Default::default() }).await.unwrap();
-    assert_eq!((out.included.len(), out.omitted), (50, 0));
+    // With no limit, every memory is quoted whole under its facet.
+    let out = store.persona_compress_with(CompressOptions { max_tokens: None, ..Default::default() }).await.unwrap();
+    assert_eq!((out.covered, out.omitted), (50, 0));
     for e in &entries {
-        let s = subject(&e.key);
         let header = format!("[domain:{}/facet:{}]", e.domain, e.facet);
         let section = out.text.split_once(&header).unwrap_or_else(|| panic!("no {header}")).1;
         let section = section.split("[domain:").next().unwrap();
-        assert!(section.lines().any(|l| l.starts_with(&format!("{s}: "))), "{} ({s}) missing:\n{}", e.key, out.text);
+        let line = format!("{}: {}", e.key, e.value.trim_end_matches('.'));
+        assert!(section.lines().any(|l| l == line), "{line} missing:\n{}", out.text);
     }
 }
 
 #[tokio::test]
-async fn compress_takes_active_and_pinned_only_and_filters_by_domain() {
+async fn compress_takes_current_memories_newest_first_and_filters_by_domain() {
     let dir = tempfile::tempdir().unwrap();
     let (store, _) = open_quiet(dir.path(), T0).await;
     store.persona_remember(input("people/facts/alice-tea", "Alice drinks green tea")).await.unwrap();
@@ -717,24 +711,37 @@ async fn compress_takes_active_and_pinned_only_and_filters_by_domain() {
     store.persona_remember(input("projects/decisions/db", "We chose SQLite over Postgres")).await.unwrap();
     store.persona_pin("motto", true).await.unwrap();
 
+    // A fading memory is current: its state follows reads, the context must not.
     let out = store.persona_compress_with(CompressOptions::default()).await.unwrap();
-    let mut included = out.included.clone();
-    included.sort();
-    assert_eq!(included, ["people/facts/alice-tea", "projects/decisions/db", "self/facts/motto"]);
-    assert!(!out.text.contains("zed"), "a fading memory is left out:\n{}", out.text);
-    assert!(out.text.contains("motto"));
-    assert!(out.text.contains("SQLite>Postgres"), "{}", out.text);
+    assert_eq!(
+        out.included,
+        ["self/facts/motto", "people/facts/alice-tea", "projects/decisions/db", "people/facts/zed-bikes"]
+    );
+    assert!(out.text.contains("db: We chose SQLite over Postgres\n"), "{}", out.text);
+    assert_eq!((out.covered, out.total), (4, 4));
 
     let people = store.persona_compress(Some("people")).await.unwrap();
-    assert!(people.starts_with("[domain:people/facet:facts]\nalice: "), "{people}");
+    assert!(people.starts_with("[domain:people/facet:facts]\nalice-tea: Alice drinks green tea\n"), "{people}");
     assert!(!people.contains("[domain:self") && !people.contains("[domain:projects"), "{people}");
     assert_eq!(store.persona_compress(Some("nowhere")).await.unwrap(), "");
 
-    // A tiny budget drops the least relevant and says so.
+    // A tiny budget drops the oldest and says so.
     let tight =
-        store.persona_compress_with(CompressOptions { max_tokens: Some(12), ..Default::default() }).await.unwrap();
-    assert!(tight.omitted > 0, "{tight:?}");
+        store.persona_compress_with(CompressOptions { max_tokens: Some(30), ..Default::default() }).await.unwrap();
+    assert!(tight.omitted > 0 && tight.covered > 0, "{tight:?}");
     assert!(tight.text.contains("more)"), "{}", tight.text);
+
+    // Searching and recalling other memories does not change what is shown.
+    let before =
+        store.persona_compress_with(CompressOptions { max_tokens: Some(40), ..Default::default() }).await.unwrap();
+    for _ in 0..5 {
+        store.search(SearchQuery::new("Zed rides bikes")).await.unwrap();
+        store.persona_recall(PersonaQuery::exact("people", "facts", "zed-bikes")).await.unwrap();
+    }
+    let after =
+        store.persona_compress_with(CompressOptions { max_tokens: Some(40), ..Default::default() }).await.unwrap();
+    assert_eq!(before.included, after.included);
+    assert!(!after.included.contains(&"people/facts/zed-bikes".to_string()), "{after:?}");
 }
 
 /// Issue 11: a superseded memory is never compressed in, whatever its relevance.
@@ -749,8 +756,8 @@ async fn compress_leaves_out_superseded_memories() {
     for domain in [None, Some("people".to_string())] {
         let out = store.persona_compress_with(CompressOptions { domain, ..Default::default() }).await.unwrap();
         assert!(!out.text.contains("Berlin") && out.text.contains("Lisbon"), "{}", out.text);
-        assert!(out.text.contains("allergy peanuts"), "{}", out.text);
-        assert_eq!((out.included.len(), out.omitted, out.replaced), (2, 0, 1));
+        assert!(out.text.contains("priya-allergy: Priya is allergic to peanuts"), "{}", out.text);
+        assert_eq!((out.included.len(), out.omitted, out.replaced, out.total), (2, 0, 1, 2));
     }
 }
 

@@ -130,6 +130,15 @@ fn every_tool_over_stdio_with_good_and_bad_input() {
     client("stdio", &[bin()], dir.path());
 }
 
+/// Issue 23's trial: `context` quotes memories whole, says how many it covers of how many,
+/// keeps them through searches and recalls, and never shows a replaced memory.
+#[test]
+fn context_quotes_memories_whole_says_its_coverage_and_drops_the_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
+    client("context", &[bin()], dir.path());
+}
+
 #[test]
 fn http_needs_the_token_checks_the_origin_and_serves_beside_the_cli() {
     let dir = tempfile::tempdir().unwrap();

@@ -291,7 +291,7 @@ async fn similar_persona_pairs(parts: &Parts) -> Result<Vec<(String, String, f64
     Ok(Vec::new())
 }
 
-/// The persona in seed 003's compressed format (see
+/// The compressed persona (see
 /// [`crate::MemoryStore::persona_compress_with`]).
 pub(crate) async fn compress(
     engine: &Arc<Engine>,
@@ -312,7 +312,6 @@ pub(crate) async fn compress(
                 })
                 .collect();
             let view: Vec<(&PersonaMemory, MemoryState)> = rows.iter().map(|(m, s)| (m, *s)).collect();
-            let options = CompressOptions { now: options.now.or(Some(now)), ..options };
             Ok(compress_detailed(&view, &options))
         })
         .await

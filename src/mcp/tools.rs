@@ -370,10 +370,10 @@ Journal entries are searchable and may be promoted to lasting memories when they
         }
     }
 
-    #[tool(
-        description = "Load your active persona: the memories that are alive now, compressed by domain and facet, within a \
-token budget (default 500). Call it at the start of a conversation or task."
-    )]
+    #[tool(description = "Load your persona: your current memories, newest and most important first (pinned, then \
+importance, then when written), each quoted from what you stored (whole, or its first clauses ending in \u{2026}), \
+within a token budget (default 500); says how many memories it covers of how many. Replaced memories are left out. \
+Call it at the start of a conversation or task.")]
     async fn context(&self, Parameters(a): Parameters<ContextArgs>) -> ToolResult {
         let max_tokens = match budget(a.max_tokens, crate::lifecycle::compress::DEFAULT_MAX_TOKENS) {
             Ok(b) => b,
@@ -382,16 +382,17 @@ token budget (default 500). Call it at the start of a conversation or task."
         let options = CompressOptions {
             domain: a.domain.map(|d| d.trim().to_string()).filter(|d| !d.is_empty()),
             max_tokens: Some(max_tokens),
-            ..Default::default()
         };
         match self.store.persona_compress_with(options).await {
             Ok(c) => {
-                let body = if c.text.is_empty() { "(no active memories yet)".to_string() } else { quoted(&c.text) };
+                let body = if c.text.is_empty() { "(no current memories)".to_string() } else { quoted(&c.text) };
                 ok(
                     format!(
-                        "{DATA_NOTICE}\nActive persona (compressed; recall an address for a memory in full):\n{body}"
+                        "{DATA_NOTICE}\n{}\nPersona (quoted; a line ending in \u{2026} goes on: recall its address for all of it):\n{body}",
+                        c.coverage()
                     ),
-                    json!({"context": c.text, "included": c.included, "omitted": c.omitted, "estimated_tokens": c.estimated_tokens}),
+                    json!({"context": c.text, "included": c.included, "covered": c.covered, "total": c.total,
+                        "omitted": c.omitted, "replaced": c.replaced, "estimated_tokens": c.estimated_tokens}),
                 )
             }
             Err(e) => store_error(e),

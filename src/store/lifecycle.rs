@@ -42,15 +42,17 @@ impl MemoryStore {
         review::introspect_persona(&self.parts()).await
     }
 
-    /// The active persona in seed 003's compressed format for an LLM's context (only
-    /// active and pinned memories, none that a newer memory replaces; `domain` narrows it),
-    /// within `max_tokens` (500 by default) as estimated for GPT-style tokenizers.
+    /// The current persona for an LLM's context: memories quoted whole or to their first
+    /// clauses, pinned, important and newest first, none that a newer memory replaces
+    /// (`domain` narrows it), within `max_tokens` (500 by default) as estimated for
+    /// GPT-style tokenizers. See docs/lifecycle.md, section 6.
     pub async fn persona_compress(&self, domain: Option<&str>) -> Result<String> {
         let options = CompressOptions { domain: domain.map(str::to_string), ..Default::default() };
         Ok(self.persona_compress_with(options).await?.text)
     }
 
-    /// [`MemoryStore::persona_compress`] with every option, and what was left out.
+    /// [`MemoryStore::persona_compress`] with every option, the coverage (`covered` of
+    /// `total`) and what was left out.
     pub async fn persona_compress_with(&self, options: CompressOptions) -> Result<Compressed> {
         self.parts().record_accesses().await?;
         review::compress(&self.engine, &self.life, options).await

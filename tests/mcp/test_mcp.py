@@ -7,6 +7,9 @@ Modes:
   http URL TOKEN                 401 without or with a wrong token, 403 for a foreign Origin,
                                  then tools over streamable HTTP; finds a memory the CLI wrote
   two URL_A URL_B TOKEN          a memory written through A is found through B within seconds
+  context BIN                    issue 23's trial over stdio on a fresh store: context quotes
+                                 memories whole, says its coverage, keeps it through searches,
+                                 and never shows a replaced memory beside its replacement
 Exits non-zero with a message on the first failed check.
 """
 
@@ -293,6 +296,66 @@ async def stdio_mode(bin_path):
             await every_tool(s, bin_path, env)
 
 
+async def trial_context(s):
+    """Issue 23: "me:phone: 9", "blood: type positive", "deploy: production friday afternoons
+    not", coverage unsaid and shifting with searches, "live: berlin flat kreuzberg" beside
+    "moved berlin lisbon"."""
+    trial = [
+        ("self", "health", "blood", "My blood type is A positive."),
+        ("self", "devices", "me-phone", "I replaced my iPhone 13 with a Pixel 9"),
+        ("projects", "rules", "deploy", "We never deploy to production on Friday afternoons"),
+    ]
+    for domain, facet, key, content in trial:
+        await call(s, "remember", {"content": content, "domain": domain, "facet": facet, "key": key, "importance": 0.9})
+    for i, content in enumerate(["Alice reviews pull requests on Tuesdays", "Omar takes his tea with mint",
+                                 "The staging VPN listens on port 51820", "Kenji's standup is at 9:30 in Osaka",
+                                 "Greta prefers email to chat for anything long", "The office plant needs water weekly",
+                                 "Ledgerly invoices go out on the first of the month", "Mei is learning the cello"]):
+        await call(s, "remember", {"content": content, "domain": "notes", "facet": "misc", "key": f"note-{i}"})
+    r = await call(s, "remember", {"content": "I live in a flat in Kreuzberg, Berlin", "domain": "self",
+                                   "facet": "home", "key": "live", "importance": 0.9})
+    r = await call(s, "remember", {"content": "Actually I moved from Berlin to Lisbon in May", "domain": "self",
+                                   "facet": "home", "key": "moved", "importance": 0.9})
+    decision = r.structured_content["decision"]
+    if decision == "create":
+        await call(s, "contradict", {"old": "self/home/live", "new": "self/home/moved"})
+
+    r = await call(s, "context", {})
+    t, st = text(r), r.structured_content
+    for whole in ["My blood type is A positive", "I replaced my iPhone 13 with a Pixel 9",
+                  "We never deploy to production on Friday afternoons", "moved from Berlin to Lisbon in May"]:
+        check(whole in t and whole in st["context"], f"context does not quote {whole!r} whole: {t}")
+    check("Kreuzberg" not in t and "self/home/live" not in st["included"], f"the old home beside the new: {t}")
+    check(st["replaced"] >= 1 or decision == "update", f"the replaced memory is not counted: {st}")
+    check(st["covered"] == len(st["included"]) and st["covered"] + st["omitted"] == st["total"], f"counts: {st}")
+    check(f"covers {st['covered']} of {st['total']} memories" in t, f"no coverage line: {t}")
+
+    # A budget that leaves some out says so, and keeps the same memories through searches
+    # and recalls of the ones left out (which count accesses).
+    r = await call(s, "context", {"max_tokens": 100})
+    before, st = r.structured_content["included"], r.structured_content
+    check(0 < st["covered"] < st["total"] and st["estimated_tokens"] <= 100, f"a small budget: {st}")
+    check(f"covers {st['covered']} of {st['total']} memories" in text(r), f"no coverage line: {text(r)}")
+    check(all(a.startswith(("self/", "projects/")) for a in before), f"importance first: {before}")
+    left_out = [f"notes/misc/note-{i}" for i in range(8) if f"notes/misc/note-{i}" not in before]
+    for _ in range(3):
+        for address in left_out:
+            await call(s, "recall", {"key": address})
+        await call(s, "search", {"query": "Alice pull requests Omar tea Mei cello office plant"})
+    r = await call(s, "context", {"max_tokens": 100})
+    check(r.structured_content["included"] == before, f"searches moved the context: {before} -> {r.structured_content}")
+
+
+async def context_mode(bin_path):
+    import os
+    env = {k: v for k, v in os.environ.items() if k.startswith("MEMSTR_") or k in ("PATH", "HOME")}
+    params = StdioServerParameters(command=bin_path, args=["mcp"], env=env)
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as s:
+            await s.initialize()
+            await trial_context(s)
+
+
 def raw_post(url, headers):
     body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
@@ -364,6 +427,8 @@ def main():
             asyncio.run(http_mode(args[0], args[1]))
         elif mode == "two":
             asyncio.run(two_mode(args[0], args[1], args[2]))
+        elif mode == "context":
+            asyncio.run(context_mode(args[0]))
         else:
             raise Failed(f"unknown mode {mode}")
     except Failed as e:

@@ -214,7 +214,8 @@ pub(crate) enum Command {
     /// Move persona memories to the state their decay puts them in; archive those
     /// dissolved for 30 days (delete them with --dissolve delete).
     Prune,
-    /// The active persona in compressed form for an LLM's context.
+    /// The current persona for an LLM's context: memories quoted (whole, or their first
+    /// clauses), pinned, important and newest first, within a token budget, with the coverage.
     Compress {
         /// Only this domain.
         #[arg(long)]

@@ -369,11 +369,8 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Introspect => out.introspection(&store.persona_introspect().await?),
         Command::Prune => out.prune(&store.persona_prune().await?),
         Command::Compress { domain, max_tokens } => {
-            let options = memstr::lifecycle::compress::CompressOptions {
-                domain: domain.clone(),
-                max_tokens: Some(*max_tokens),
-                ..Default::default()
-            };
+            let options =
+                memstr::lifecycle::compress::CompressOptions { domain: domain.clone(), max_tokens: Some(*max_tokens) };
             out.compressed(&store.persona_compress_with(options).await?);
         }
         Command::Consolidate => out.consolidation(&store.consolidate().await?),

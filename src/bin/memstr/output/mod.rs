@@ -113,10 +113,11 @@ impl Out {
 
     pub fn compressed(&self, c: &Compressed) {
         if self.json {
-            print_json(&json!({"text": c.text, "included": c.included, "omitted": c.omitted,
-                "estimated_tokens": c.estimated_tokens}));
+            print_json(&json!({"text": c.text, "included": c.included, "covered": c.covered, "total": c.total,
+                "omitted": c.omitted, "replaced": c.replaced, "estimated_tokens": c.estimated_tokens}));
         } else {
             println!("{}", display::block(&c.text));
+            println!("{}", c.coverage());
         }
     }
 
