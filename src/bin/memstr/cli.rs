@@ -241,7 +241,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         }
         Command::Stats => out.stats(&store.stats().await?),
         Command::Search { query, limit, kinds, domain, facet, since, until, explain, min_strength, .. } => {
-            let mut q = memstr::SearchQuery::new(query).limit(*limit as usize);
+            let mut q = memstr::SearchQuery::new(query.as_deref().unwrap_or("")).limit(*limit as usize);
             q.min_strength = *min_strength;
             q.kinds = kinds
                 .iter()
@@ -256,7 +256,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             q.since = since.as_ref().map(|w| w.at(now));
             q.until = until.as_ref().map(|w| w.at(now));
             let outcome = store.search_outcome(q).await?;
-            out.search(&outcome.hits, *explain, &outcome.below_cutoff);
+            out.search(&outcome, *explain);
         }
         Command::Export { output, .. } => {
             let events = store.export_events().await?;
