@@ -62,7 +62,8 @@ async def tools_listed(s):
     search = next(t for t in tools if t.name == "search")
     for field in ["query", "limit", "domain", "kinds", "since", "until", "max_tokens"]:
         check(field in search.input_schema["properties"], f"search has no {field}")
-    check(search.input_schema.get("required") == ["query"], f"search requires {search.input_schema.get('required')}")
+    # query is optional: since/until alone list a range (the tool refuses neither).
+    check(not search.input_schema.get("required"), f"search requires {search.input_schema.get('required')}")
     remember = next(t for t in tools if t.name == "remember")
     for field in ["content", "key", "domain", "facet", "themes", "importance"]:
         check(field in remember.input_schema["properties"], f"remember has no {field}")
