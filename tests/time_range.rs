@@ -152,6 +152,19 @@ async fn an_explicit_range_wins_over_the_querys_words() {
     let o = outcome(&store, q).await;
     assert_eq!(o.hits.len(), 8, "the caller's week, not August: {:?}", o.hits);
     assert_eq!(o.range.unwrap().expression, None);
+    // Over the caller's wider range, the words' "last week" still ranks: its entries are
+    // within (time 1), this week's outside (below 1).
+    let mut q = SearchQuery::new("relay migration standup last week").limit(50);
+    (q.since, q.until) = (Some(LAST_MONDAY - 7.0 * DAY), Some(NOW + DAY));
+    q.min_strength = Some(0.0);
+    let hits = store.search(q).await.unwrap();
+    let time = |prefix: &str| {
+        let h =
+            hits.iter().find(|h| h.found.text().starts_with(prefix)).unwrap_or_else(|| panic!("{prefix}: {hits:?}"));
+        h.signals.iter().find(|s| s.name == "time").map(|s| s.value)
+    };
+    assert_eq!(time("Last week's standup 3"), Some(1.0));
+    assert!(time("This week's standup").unwrap() < 1.0);
 }
 
 #[tokio::test]
