@@ -93,7 +93,7 @@ fn resolve_time(query: &mut SearchQuery, now: f64) -> (Option<(f64, f64)>, Optio
         }
         query.text = e.rest(&query.text);
     }
-    let range = (query.since.is_some() || query.until.is_some()).then(|| TimeRange {
+    let range = (query.since.is_some() || query.until.is_some()).then_some(TimeRange {
         since: query.since,
         until: query.until,
         expression,
