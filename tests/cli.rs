@@ -2527,6 +2527,30 @@ fn recent_lists_every_entry_in_a_time_range() {
     st.run(&["recent", "--since", "whenever"]).code(2);
 }
 
+/// `search --since/--until` with no query lists every record dated in the range, newest
+/// first, with no strength cutoff, and says how many the range holds when the limit cuts
+/// it; a query naming only a time does the same; without a query or a range it is refused.
+#[test]
+fn search_with_a_range_and_no_query_lists_every_record_in_it() {
+    let st = Store::new();
+    let day = 86_400.0;
+    for i in 0..8 {
+        st.ok(&["journal", &format!("entry {i} of the week"), "--at", &s(T0 + i as f64 * day / 2.0)]);
+    }
+    st.ok(&["journal", "a month later", "--at", &s(T0 + 30.0 * day)]);
+    let range = ["--since", &s(T0), "--until", &s(T0 + 7.0 * day)];
+    let week = st.json(&[&["search", "--no-vectors", "-n", "50"], &range[..]].concat());
+    assert_eq!(week.as_array().unwrap().len(), 8, "{week}");
+    assert_eq!(week[0]["found"]["content"], "entry 7 of the week", "newest first");
+    let r = st.run(&[&["search", "--no-vectors", "-n", "3"], &range[..]].concat()).code(0);
+    assert_eq!(r.stdout.lines().count(), 3);
+    assert!(r.stderr.contains("8 records dated") && r.stderr.contains("the newest 3"), "{}", r.stderr);
+    // T0 is 2023-11-14: "in November 2023" names the same days and more.
+    let named = st.json(&["search", "what happened in November 2023?", "--no-vectors", "-n", "50"]);
+    assert_eq!(named.as_array().unwrap().len(), 8, "{named}");
+    st.run(&["search", "--no-vectors"]).code(2);
+}
+
 /// Forgetting what is not here (already forgotten, or never stored) succeeds and says so,
 /// in the CLI as in the MCP tool: forget is safe to retry (docs/skill/SKILL.md).
 #[test]

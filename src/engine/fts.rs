@@ -91,6 +91,39 @@ pub(crate) fn admitted(conn: &Connection, filter: &Filter, cap: usize) -> Result
     Ok((rids.len() <= cap).then_some(rids))
 }
 
+/// A record a time range holds ([`dated`]).
+pub(crate) struct DatedRow {
+    pub kind: RecordKind,
+    pub path: String,
+    pub payload: String,
+    /// A flat memory or journal entry marked archived (persona memories keep the mark
+    /// deeper in their payload: decode them).
+    pub archived: bool,
+}
+
+/// Calls `f` with every live record of `kinds` that `filter` admits, newest first (by the
+/// record's own time): a listing reads the whole range to count it, so one statement
+/// streams it rather than loading it.
+pub(crate) fn dated(
+    conn: &Connection,
+    kinds: &[RecordKind],
+    filter: &Filter,
+    mut f: impl FnMut(DatedRow) -> Result<()>,
+) -> Result<()> {
+    let filter = Filter { kinds: kinds.to_vec(), ..filter.clone() };
+    let (cond, values) = filter.sql(1);
+    let sql = format!(
+        "SELECT r.kind, r.path, r.payload, json_extract(r.payload, '$.archived_at') IS NOT NULL \
+         FROM records r WHERE r.deleted = 0 AND r.payload IS NOT NULL{cond} ORDER BY r.ts DESC, r.path"
+    );
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let mut rows = stmt.query(params_from_iter(values))?;
+    while let Some(r) = rows.next()? {
+        f(DatedRow { kind: r.get(0)?, path: r.get(1)?, payload: r.get(2)?, archived: r.get(3)? })?;
+    }
+    Ok(())
+}
+
 /// The highest rowid in the full-text index: cheaply tells whether the store grew.
 pub(crate) fn top_rowid(conn: &Connection) -> Result<u64> {
     Ok(conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64)

@@ -32,17 +32,18 @@ pub struct KeyArgs {
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// What to look for, in plain words or as a question.
-    pub query: String,
+    /// What to look for, in plain words or as a question. A time in it ("last week", "in August 2026", "yesterday", "on Tuesday") keeps the search to memories dated then (UTC). Leave it out, with since/until, to list everything in that range.
+    #[serde(default)]
+    pub query: Option<String>,
     /// Most results (1 to 50, default 10).
     pub limit: Option<u32>,
     /// Only persona memories of this domain.
     pub domain: Option<String>,
     /// Only these kinds: persona (structured memories), memory (flat keys), journal.
     pub kinds: Option<Vec<String>>,
-    /// Only records written at or after this time: ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (12h, 3d, 2w), or Unix seconds.
+    /// Only records dated at or after this time (their own time, the `at` they were given): ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (12h, 3d, 2w), or Unix seconds. Wins over a time named in the query.
     pub since: Option<String>,
-    /// Only records written before this time (same forms as since).
+    /// Only records dated before this time (same forms as since).
     pub until: Option<String>,
     /// Token budget of the result (default 2000, at most 8000).
     pub max_tokens: Option<u32>,

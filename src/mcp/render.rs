@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use crate::codec::format_py_float;
 use crate::lifecycle::compress::estimate_tokens;
 use crate::search::time::iso8601_utc;
-use crate::search::{Found, SearchHit};
+use crate::search::{Found, SearchHit, SearchOutcome};
 use crate::{JournalEntry, Memory, MemoryStore, PersonaMemory};
 
 /// The first line of every result that carries stored text.
@@ -133,14 +133,17 @@ pub(super) fn journal_item(j: &JournalEntry) -> Item {
     }
 }
 
-pub(super) fn hit_item(store: &MemoryStore, hit: &SearchHit, now: f64, explain: bool) -> Item {
+/// A search hit; `listed`: one of a range listed (nothing matched, so no score or strength).
+pub(super) fn hit_item(store: &MemoryStore, hit: &SearchHit, now: f64, explain: bool, listed: bool) -> Item {
     let mut item = match &hit.found {
         Found::Memory(m) => kv_item(m),
         Found::Journal(j) => journal_item(j),
         Found::Persona(p) => persona_item(store, p, now),
     };
-    item.score = Some((hit.score * 10_000.0).round() / 10_000.0);
-    item.strength = Some((hit.strength * 1_000.0).round() / 1_000.0);
+    if !listed {
+        item.score = Some((hit.score * 10_000.0).round() / 10_000.0);
+        item.strength = Some((hit.strength * 1_000.0).round() / 1_000.0);
+    }
     item.revived = hit.revived;
     item.state = Some(hit.status.as_str().to_string());
     if let Some(by) = &hit.superseded_by {
@@ -154,6 +157,42 @@ pub(super) fn hit_item(store: &MemoryStore, hit: &SearchHit, now: f64, explain: 
             .collect::<Vec<_>>()));
     }
     item
+}
+
+/// The first line of a search result: what was found and, when a time range applied,
+/// which (so an agent sees how "last week" was read); an empty result says why.
+pub(super) fn search_header(echo: &str, o: &SearchOutcome) -> String {
+    let range = o.range.as_ref().map(|r| {
+        let end = |t: Option<f64>, open: &str| t.map(iso8601_utc).unwrap_or_else(|| open.to_string());
+        let dates = format!("{} to {}", end(r.since, "the beginning"), end(r.until, "now"));
+        match &r.expression {
+            Some(words) => format!("dated {} ({dates}, UTC; since/until override it)", quoted(words)),
+            None => format!("dated {dates}"),
+        }
+    });
+    if let Some(total) = o.listed {
+        let range = range.unwrap_or_default();
+        return match (o.hits.len(), total) {
+            (0, _) => format!("No memory is {range}."),
+            (n, t) if n == t => {
+                format!("{n} memory(ies) {range}, newest first (a listing: nothing to match, no cutoff):")
+            }
+            (n, t) => {
+                format!("{t} memories {range}; the newest {n} follow (raise limit or narrow the range for the rest):")
+            }
+        };
+    }
+    let within = range.map(|r| format!(" among memories {r}")).unwrap_or_default();
+    match (o.hits.len(), o.below_cutoff.hits) {
+        (0, 0) => format!("No memory matches {}{within}: nothing stored matches its words or meaning.", quoted(echo)),
+        (0, n) => format!(
+            "No memory matches {}{within}: {n} candidate(s) fell below the strength cutoff {:.2} (the best at {:.3}); pass min_strength to see them.",
+            quoted(echo),
+            o.below_cutoff.cutoff,
+            o.below_cutoff.best
+        ),
+        (n, _) => format!("{n} result(s) for {}{within}, best first:", quoted(echo)),
+    }
 }
 
 /// A quoted, escaped rendering of stored text: a JSON string literal, so no stored text can

@@ -207,13 +207,15 @@ A bare key that several memories share is an error listing their addresses; call
     #[tool(
         description = "Search everything remembered (persona memories, flat keys, journal) by meaning and words, ranked with \
 recency, importance and links between memories. Returns the best matches as quoted data with address, time, state and source, \
-within a token budget. Filter by domain, kinds (persona, memory, journal) and time (since/until: 2026-05-01, 3d, 2w, 12h or Unix seconds)."
+within a token budget. Filter by domain, kinds (persona, memory, journal) and time: a time in the query (\"last week\", \"in August 2026\", \
+\"yesterday\", \"on Tuesday\"; UTC) or since/until (2026-05-01, 3d, 2w, 12h or Unix seconds), which win. A range with no query, \
+or a query naming only a time (\"what happened last week?\"), lists everything dated in it, newest first."
     )]
     async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> ToolResult {
-        let query = match non_empty("query", &a.query) {
-            Ok(q) => q,
-            Err(e) => return fail(e),
-        };
+        let query = a.query.as_deref().map(str::trim).unwrap_or("");
+        if query.is_empty() && a.since.is_none() && a.until.is_none() {
+            return fail(non_empty("query", query).err().unwrap_or_default() + ", or since/until to list a time range");
+        }
         let chars = query.chars().count();
         if chars > crate::search::MAX_QUERY_CHARS {
             return fail(format!(
@@ -259,26 +261,26 @@ within a token budget. Filter by domain, kinds (persona, memory, journal) and ti
             Ok(o) => o,
             Err(e) => return store_error(e),
         };
-        let (hits, below) = (outcome.hits, outcome.below_cutoff);
         let explain = a.explain.unwrap_or(false);
-        let items: Vec<Item> = hits.iter().map(|h| render::hit_item(&self.store, h, now, explain)).collect();
+        let listed = outcome.listed.is_some();
+        let items: Vec<Item> =
+            outcome.hits.iter().map(|h| render::hit_item(&self.store, h, now, explain, listed)).collect();
         // The query comes back short: the caller has it, and the budget is for memories.
         let echo = match query.char_indices().nth(QUERY_ECHO_CHARS) {
             Some((at, _)) => format!("{}…", &query[..at]),
             None => query.to_string(),
         };
-        let header = match (items.len(), below.hits) {
-            (0, 0) => format!("No memory matches {}: nothing stored matches its words or meaning.", quoted(&echo)),
-            (0, n) => format!(
-                "No memory matches {}: {n} candidate(s) fell below the strength cutoff {:.2} (the best at {:.3}); pass min_strength to see them.",
-                quoted(&echo),
-                below.cutoff,
-                below.best
-            ),
-            (n, _) => format!("{n} result(s) for {}, best first:", quoted(&echo)),
-        };
+        let header = render::search_header(&echo, &outcome);
         let (text, kept, omitted) = fit(&header, items, max_tokens);
-        ok(text, json!({"query": echo, "results": kept, "omitted": omitted, "below_cutoff": below}))
+        let range = outcome.range.as_ref().map(|r| {
+            let iso = |t: Option<f64>| t.map(crate::search::time::iso8601_utc);
+            json!({"since": iso(r.since), "until": iso(r.until), "expression": r.expression})
+        });
+        ok(
+            text,
+            json!({"query": echo, "results": kept, "omitted": omitted, "below_cutoff": outcome.below_cutoff,
+                   "range": range, "in_range": outcome.listed}),
+        )
     }
 
     #[tool(

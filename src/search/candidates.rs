@@ -219,6 +219,9 @@ pub(crate) struct Ctx<'a> {
     pub graph: Option<&'a crate::lifecycle::graph::KnowledgeGraph>,
     pub now: f64,
     pub cosine_of: &'a dyn Fn(i64) -> Option<f64>,
+    /// The range the query's words name, for the `time` signal (the filter is the query's
+    /// since/until).
+    pub span: Option<(f64, f64)>,
 }
 
 /// How strongly a query matches a candidate, for reviving an archived memory.
@@ -401,7 +404,6 @@ pub(crate) fn candidates(
     let terms = query_terms(&q.text);
     let best_match = match_of.values().copied().fold(0.0f64, f64::max);
     let cue_terms = content_terms(&q.text);
-    let span = crate::search::query::time_range(&q.text, now);
     let intent = crate::search::query::intent(&q.text);
     let mut out = Vec::new();
     for (rid, row) in rows {
@@ -445,15 +447,15 @@ pub(crate) fn candidates(
         values[S::Matching] = Some(match_of[&rid]);
         values[S::Vector] = cosine.get(&rid).copied();
         values[S::Bm25] = bm25.get(&rid).copied();
-        values[S::Recency] = Some(t);
+        values[S::Recency] = Some(crate::search::time::recency(t, now));
         if ctx.graph.is_some() && !activation.is_empty() {
             values[S::Graph] = Some(round3(activation.get(&row.path).copied().unwrap_or(0.0)));
         }
         // A memory outside the journal is its own episode: the signal exists for every
         // candidate, so no kind gains by carrying it.
         values[S::Episode] = Some(if row.kind == RecordKind::Journal { episode_best(row.ts) } else { match_of[&rid] });
-        if let Some((a, b)) = span {
-            values[S::Time] = Some(if (a..b).contains(&t) { 1.0 } else { 0.0 });
+        if let Some((a, b)) = ctx.span {
+            values[S::Time] = Some(crate::search::time::closeness(t, a, b));
         }
         let fits = match (intent, &found) {
             (crate::search::query::Intent::Episodic, Found::Journal(_)) => true,

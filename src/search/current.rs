@@ -98,7 +98,7 @@ pub(crate) fn current_first(
     Ok(())
 }
 
-fn status(life: &Lifecycle, now: f64, found: &Found, revived: bool) -> Status {
+pub(crate) fn status(life: &Lifecycle, now: f64, found: &Found, revived: bool) -> Status {
     match found {
         Found::Persona(m) => {
             Status::of(m.is_superseded(), m.sync.life.archived_at.is_some(), revived, life.live_state(m, now).1)

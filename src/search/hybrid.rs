@@ -35,7 +35,10 @@ impl Kind {
 /// A search request. Unset filters match everything.
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
-    /// What to search for, in plain words.
+    /// What to search for, in plain words. A time named in it ("last week", "in August
+    /// 2026", [`crate::search::time::find_expression`]) filters like `since`/`until` and is
+    /// not searched for; with a range and nothing else to match (empty, or "what happened
+    /// last week?") the search lists the range (docs/search.md).
     pub text: String,
     /// Results wanted (default 10).
     pub limit: usize,
@@ -47,7 +50,8 @@ pub struct SearchQuery {
     pub facet: Option<String>,
     /// Only persona memories in these states (others are unaffected).
     pub states: Vec<MemoryState>,
-    /// Only records whose own time is at or after this (Unix seconds).
+    /// Only records whose own time is at or after this (Unix seconds). With `until`, it
+    /// wins over a time named in `text`, which then only ranks.
     pub since: Option<f64>,
     /// ... and before this.
     pub until: Option<f64>,

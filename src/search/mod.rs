@@ -8,6 +8,7 @@ pub mod bridge;
 pub(crate) mod candidates;
 pub(crate) mod current;
 pub mod hybrid;
+mod listing;
 mod promoted;
 pub mod query;
 pub(crate) mod run;
@@ -88,10 +89,30 @@ pub struct BelowCutoff {
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct SearchOutcome {
-    /// The hits, best first.
+    /// The hits, best first (newest first when the search listed a range).
     pub hits: Vec<SearchHit>,
     /// Candidates below the strength cutoff (of the first pass).
     pub below_cutoff: BelowCutoff,
+    /// The range of the memories' own times the search was restricted to, if any.
+    pub range: Option<TimeRange>,
+    /// Set when the search listed its range rather than matched words (a range and no
+    /// words to match: an empty query, or one naming only a time, "what happened last
+    /// week?"): how many records the range holds. The hits are the newest `limit` of them,
+    /// with no strength cutoff.
+    pub listed: Option<usize>,
+}
+
+/// The range of the memories' own times a search kept to, `[since, until)`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[non_exhaustive]
+pub struct TimeRange {
+    /// Its start (Unix seconds; `None`: unbounded).
+    pub since: Option<f64>,
+    /// Its end, excluded.
+    pub until: Option<f64>,
+    /// The words of the query that named it ("in August 2026"); `None`: the caller's own
+    /// since/until, which win over the query's words.
+    pub expression: Option<String>,
 }
 
 #[cfg(test)]

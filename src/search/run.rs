@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::candidates::{candidates, Ctx, SearchState};
 use super::hybrid::{collapse_repeats, fuse};
-use super::{BelowCutoff, Found, SearchHit, SearchOutcome, SearchQuery, Weights};
+use super::{BelowCutoff, Found, SearchHit, SearchOutcome, SearchQuery, TimeRange, Weights};
 use crate::error::Result;
 use crate::lifecycle::Parts;
 
@@ -28,8 +28,19 @@ pub(crate) async fn search_outcome(
 ) -> Result<SearchOutcome> {
     let bounded = crate::text::bounded_query(&query.text).len();
     query.text.truncate(bounded);
-    let weights = query.weights.clone().unwrap_or_default();
     let limit = if query.limit == 0 { 10 } else { query.limit };
+    let (span, range) = resolve_time(&mut query, parts.engine.now());
+    if range.is_some() && super::time::is_time_only(&query.text) {
+        let (q, life) = (query.clone(), parts.life.clone());
+        let (hits, total) =
+            parts.engine.read(move |conn, engine| super::listing::list(conn, &life, engine.now(), &q, limit)).await?;
+        return Ok(SearchOutcome { hits, range, listed: Some(total), ..Default::default() });
+    }
+    if crate::text::tokenize(&query.text).is_empty() {
+        // Nothing to match and no range to list.
+        return Ok(SearchOutcome { range, ..Default::default() });
+    }
+    let weights = query.weights.clone().unwrap_or_default();
     let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;
     // The second hop fuses two rankings: each must reach past the page asked for.
     let depth = if bridged { limit.max(BRIDGE_DEPTH) } else { limit };
@@ -37,13 +48,13 @@ pub(crate) async fn search_outcome(
     // pass): the rest is found by its words until `embed_pending` reaches it.
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_for_search(&parts.engine, &parts.vectors).await?;
-    let (mut hits, below_cutoff) = ranked(parts, state, &query, &weights, depth).await?;
+    let (mut hits, below_cutoff) = ranked(parts, state, &query, &weights, depth, span).await?;
     if bridged {
         let names = super::bridge::names(&query.text, &hits, weights.bridge_seeds);
         if !names.is_empty() {
             let mut second = query.clone();
             second.text = format!("{} {}", query.text, names.join(" "));
-            let (more, _) = ranked(parts, state, &second, &weights, depth).await?;
+            let (more, _) = ranked(parts, state, &second, &weights, depth, span).await?;
             hits = super::bridge::fuse(hits, more, weights.bridge);
         }
     }
@@ -64,7 +75,32 @@ pub(crate) async fn search_outcome(
                 .await?;
         }
     }
-    Ok(SearchOutcome { hits, below_cutoff })
+    Ok(SearchOutcome { hits, below_cutoff, range, listed: None })
+}
+
+/// The time a query names, applied: its words leave `query.text` (they name a time, not
+/// content), and its range becomes `query.since`/`until` unless the caller gave either
+/// (the caller's range wins; the words' range then only ranks, by the `time` signal).
+/// Returns the words' range, for that signal, and the range the search keeps to.
+fn resolve_time(query: &mut SearchQuery, now: f64) -> (Option<(f64, f64)>, Option<TimeRange>) {
+    let found = super::time::find_expression(&query.text, now);
+    let explicit = query.since.is_some() || query.until.is_some();
+    let mut expression = None;
+    if let Some(e) = &found {
+        if !explicit {
+            (query.since, query.until) = (Some(e.start), Some(e.end));
+            expression = Some(e.words(&query.text).to_string());
+        }
+        query.text = e.rest(&query.text);
+    }
+    let range = (query.since.is_some() || query.until.is_some()).then_some(TimeRange {
+        since: query.since,
+        until: query.until,
+        expression,
+    });
+    // Within a range the words set, every candidate is in it: the signal would say nothing.
+    let span = found.filter(|_| explicit).map(|e| (e.start, e.end));
+    (span, range)
 }
 
 /// One pass: candidates, signals, fusion, the cutoff; the best `limit` hits.
@@ -74,6 +110,7 @@ async fn ranked(
     query: &SearchQuery,
     weights: &Weights,
     limit: usize,
+    span: Option<(f64, f64)>,
 ) -> Result<(Vec<SearchHit>, BelowCutoff)> {
     let (query, weights) = (query.clone(), weights.clone());
     let vector_hits = vector_candidates(parts, &query.text, weights.pool).await?;
@@ -116,7 +153,7 @@ async fn ranked(
                 let _ = rid;
                 None
             };
-            let ctx = Ctx { cache: &state, life: &life, graph: graph.as_deref(), now, cosine_of: &cosine_of };
+            let ctx = Ctx { cache: &state, life: &life, graph: graph.as_deref(), now, cosine_of: &cosine_of, span };
             let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
             let weak: Vec<f64> = cands.iter().map(|c| c.strength).filter(|s| *s < min_strength).collect();
             let below =

@@ -131,6 +131,11 @@ impl MemoryStore {
     /// archived records only on a strong cue (docs/lifecycle.md, section 0). A second pass
     /// follows the names the best hits mention ([`crate::search::bridge`]).
     ///
+    /// A time named in the query ("last week", "in August 2026"; UTC) keeps the search to
+    /// records whose own time falls in it, unless `since`/`until` are given (they win); a
+    /// range with nothing else to match lists every record in it, newest first, with no
+    /// cutoff and no access counted (docs/search.md).
+    ///
     /// Retrieval strengthens memory (the testing effect): persona memories returned count
     /// an access, recorded locally and signed in batches ([`MemoryStore::flush_accesses`]),
     /// so searching never floods relays. `SearchQuery::strengthen = false` turns it off.
@@ -140,7 +145,10 @@ impl MemoryStore {
     }
 
     /// [`MemoryStore::search`], with what the strength cutoff left out, so an empty result
-    /// can say why: nothing matched, or N candidates below the cutoff (and the best of them).
+    /// can say why: nothing matched, or N candidates below the cutoff (and the best of them);
+    /// the time range applied (the query's words or the caller's since/until); and, when the
+    /// search listed a range with nothing to match, how many records it holds
+    /// (docs/search.md).
     pub async fn search_outcome(&self, query: SearchQuery) -> Result<crate::search::SearchOutcome> {
         self.parts().record_accesses().await?;
         crate::search::run::search_outcome(&self.parts(), &self.search, query).await

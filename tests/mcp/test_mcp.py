@@ -65,7 +65,8 @@ async def tools_listed(s):
     search = next(t for t in tools if t.name == "search")
     for field in ["query", "limit", "domain", "kinds", "since", "until", "max_tokens"]:
         check(field in search.input_schema["properties"], f"search has no {field}")
-    check(search.input_schema.get("required") == ["query"], f"search requires {search.input_schema.get('required')}")
+    # query is optional: since/until alone list a range (the tool refuses neither).
+    check(not search.input_schema.get("required"), f"search requires {search.input_schema.get('required')}")
     remember = next(t for t in tools if t.name == "remember")
     for field in ["content", "key", "domain", "facet", "themes", "importance"]:
         check(field in remember.input_schema["properties"], f"remember has no {field}")
@@ -202,6 +203,26 @@ async def every_tool(s, bin_path, env):
     r = await call(s, "recent", {"since": "2026-08-01", "until": "2026-09-01", "limit": 100})
     check([e["content"] for e in r.structured_content["entries"]] == ["Hiked the ridge trail"], f"range: {r.structured_content}")
     await call(s, "recent", {"since": "someday"}, ok=False)
+    # A range and no query lists every memory dated in it, by its own time, with no cutoff:
+    # the trial's week of eight journal entries a ranged search returned none of.
+    for i in range(8):
+        await call(s, "journal", {"content": f"Week entry {i}: sorted the garden shed",
+                                  "at": f"2026-06-0{1 + i * 6 // 7}T{8 + i:02d}:00:00Z"})
+    week = {"since": "2026-06-01", "until": "2026-06-08"}
+    r = await call(s, "search", week)
+    res = r.structured_content["results"]
+    check(len(res) == 8 and all(x["content"].startswith("Week entry") for x in res), f"range listing: {r.structured_content}")
+    check(res[0]["content"] == "Week entry 7: sorted the garden shed", f"newest first: {res}")
+    check(r.structured_content["in_range"] == 8 and "strength" not in res[0], f"a listing: {r.structured_content}")
+    r = await call(s, "search", {**week, "query": "  ", "limit": 3})
+    check(len(r.structured_content["results"]) == 3 and r.structured_content["in_range"] == 8, f"limit: {r.structured_content}")
+    check("8 memories" in text(r) and "newest 3" in text(r), f"the count of the range: {text(r)}")
+    # A query naming only a time lists the same.
+    r = await call(s, "search", {"query": "what happened in June 2026?", "limit": 50})
+    check(len(r.structured_content["results"]) == 8, f"June: {r.structured_content}")
+    check(r.structured_content["range"]["expression"] == "in June 2026", f"how June was read: {r.structured_content}")
+    await call(s, "search", {}, ok=False)
+    await call(s, "search", {"query": " "}, ok=False)
     await call(s, "fact_set", {"subject": "miso", "attribute": "vet", "value": "Dr. Ona", "at": "2026-08-04"})
     await call(s, "fact_set", {"subject": "miso", "attribute": "vet", "value": "Dr. Pell", "at": "2026-09-01"})
     r = await call(s, "fact_history", {"subject": "miso", "attribute": "vet"})

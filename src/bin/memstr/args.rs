@@ -166,9 +166,17 @@ pub(crate) enum Command {
     #[command(subcommand)]
     Persona(PersonaCommand),
     /// Search everything remembered: meaning, words, and the lifecycle signals.
+    ///
+    /// A time named in the query ("last week", "in August 2026", "yesterday", "on Tuesday",
+    /// "3 days ago"; calendar weeks start Monday, all in UTC) keeps the search to records
+    /// dated then, by their own time; --since/--until win over it. With a range and nothing
+    /// else to match (no query, or "what happened last week?") every record in the range is
+    /// listed, newest first, with no strength cutoff.
     Search {
-        /// What to look for, in plain words (matched by meaning and by words).
-        query: String,
+        /// What to look for, in plain words (matched by meaning and by words); may be left
+        /// out when --since or --until gives a range to list.
+        #[arg(required_unless_present_any = ["since", "until"])]
+        query: Option<String>,
         /// At most this many hits.
         #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
         limit: u32,
@@ -182,11 +190,11 @@ pub(crate) enum Command {
         #[arg(long)]
         facet: Option<String>,
         /// Only records dated at or after this time (ISO 8601 such as 2026-05-01, a span
-        /// back from now such as 3d, or Unix seconds).
+        /// back from now such as 3d, or Unix seconds); wins over a time in the query.
         #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
         since: Option<When>,
         /// Only records dated before this time (ISO 8601, a span back from now, or Unix
-        /// seconds).
+        /// seconds); wins over a time in the query.
         #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
         until: Option<When>,
         /// Show each hit's score signal by signal.

@@ -243,7 +243,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Search {
             query, limit, kinds, domain, facet, since, until, explain, min_strength, history, ..
         } => {
-            let mut q = memstr::SearchQuery::new(query).limit(*limit as usize);
+            let mut q = memstr::SearchQuery::new(query.as_deref().unwrap_or("")).limit(*limit as usize);
             q.min_strength = *min_strength;
             q.history = *history;
             q.kinds = kinds
@@ -259,7 +259,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             q.since = since.as_ref().map(|w| w.at(now));
             q.until = until.as_ref().map(|w| w.at(now));
             let outcome = store.search_outcome(q).await?;
-            out.search(&outcome.hits, *explain, &outcome.below_cutoff);
+            out.search(&outcome, *explain);
         }
         Command::Export { output, .. } => {
             let events = store.export_events().await?;

@@ -423,12 +423,28 @@ impl Out {
         }
     }
 
-    pub fn search(&self, hits: &[memstr::SearchHit], explain: bool, below: &memstr::search::BelowCutoff) {
+    pub fn search(&self, outcome: &memstr::search::SearchOutcome, explain: bool) {
+        let (hits, below) = (&outcome.hits, &outcome.below_cutoff);
+        // How the range was read, and a listing's count, go to stderr: stdout keeps its shape.
+        if let Some(r) = &outcome.range {
+            let end = |t: Option<f64>, open: &str| t.map(time).unwrap_or_else(|| open.to_string());
+            let words = r.expression.as_ref().map(|w| format!("{} ", l(&format!("{w:?}")))).unwrap_or_default();
+            let dates = format!("{}dated {} to {} (UTC)", words, end(r.since, "the beginning"), end(r.until, "now"));
+            match outcome.listed {
+                Some(total) if total > hits.len() => {
+                    eprintln!("{total} records {dates}; the newest {} shown (raise --limit for the rest)", hits.len())
+                }
+                Some(total) => eprintln!("{total} record(s) {dates}, newest first"),
+                // How the query's words were read; the caller's own range needs no echo.
+                None if r.expression.is_some() => eprintln!("searching records {dates}"),
+                None => {}
+            }
+        }
         if self.json {
             print_json(&json!(hits));
             return;
         }
-        if hits.is_empty() {
+        if hits.is_empty() && outcome.listed.is_none() {
             // Below the search cutoff is not a match: say so, and why, rather than print nothing.
             match below.hits {
                 0 => eprintln!("no memory matches: nothing stored matches its words or meaning"),
