@@ -552,8 +552,13 @@ mod tests {
         for c in file.cases.iter().filter(|c| c.split == split) {
             n += 1;
             let d = decide(&c.new, &[cand("old", &c.old, lexical_similarity(&c.new, &c.old))], &options);
-            // The rules found it: superseded, or (far apart) named as a possible correction.
-            let got = matches!(d, GateDecision::Supersede { .. } | GateDecision::MightCorrect { .. });
+            // The rules found it: superseded, or (far apart) named as a possible correction
+            // by a rule (not by a change word alone, which no rule read).
+            let got = match &d {
+                GateDecision::Supersede { .. } => true,
+                GateDecision::MightCorrect { cue, .. } => !cue.starts_with("changed?"),
+                _ => false,
+            };
             match (got, c.supersede) {
                 (true, true) => tp += 1,
                 (true, false) => fp += 1,
@@ -592,7 +597,8 @@ mod tests {
         }
         assert!(tn >= 40 && held[0].2 >= 40 && held[1].2 >= 40, "{tn} {held:?}");
         // Floors a little under the figures measured (docs/lifecycle.md section 3).
-        assert!(tp >= 0.95 && tr >= 0.95, "tune: precision {tp}, recall {tr}");
+        // Recall 0.944 since a change word names a possible correction before the weaker rules read it.
+        assert!(tp >= 0.95 && tr >= 0.94, "tune: precision {tp}, recall {tr}");
         assert!(held[0].0 >= 0.95 && held[0].1 >= 0.95, "holdout: {:?}", held[0]);
         assert!(held[1].0 >= 0.9 && held[1].1 >= 0.9, "holdout2: {:?}", held[1]);
     }

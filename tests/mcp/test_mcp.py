@@ -247,9 +247,16 @@ async def every_tool(s, bin_path, env):
     await call(s, "connect", {"a": "projects/decisions/db", "b": "alice-prefers-dark-mode-every-editor"})
     await call(s, "connect", {"a": "projects/decisions/db", "b": "nothing-here"}, ok=False)
     await call(s, "contradict", {"old": "projects/decisions/db", "new": "projects/decisions/db-postgres"})
+    # A superseded memory is history: out of a plain search (its replacement stands in),
+    # marked and after its replacement with history.
     r = await call(s, "search", {"query": "project database SQLite WAL", "min_strength": 0})
+    addresses = [x["address"] for x in r.structured_content["results"]]
+    check("projects/decisions/db" not in addresses and "projects/decisions/db-postgres" in addresses,
+          f"history shown without asking: {addresses}")
+    r = await call(s, "search", {"query": "project database SQLite WAL", "min_strength": 0, "history": True})
     old = [x for x in r.structured_content["results"] if x["address"] == "projects/decisions/db"]
-    check(old and old[0].get("superseded_by") == "projects/decisions/db-postgres", f"superseded mark: {old}")
+    check(old and old[0].get("superseded_by") == "projects/decisions/db-postgres"
+          and old[0].get("state") == "superseded", f"superseded mark: {old}")
     check('superseded by "projects/decisions/db-postgres"' in text(r), f"superseded in the text: {text(r)}")
     r = await call(s, "neighbours", {"key": "projects/decisions/db"})
     check(r.structured_content["total"] >= 1, f"neighbours: {r.structured_content}")
