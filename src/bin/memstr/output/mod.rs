@@ -179,6 +179,11 @@ impl Out {
             GateDecision::Supersede { key, similarity, cue, .. } => {
                 ("supersede", Some(key.as_str()), Some(*similarity), Some(cue.as_str()))
             }
+            // Named, not superseded: `persona contradict OLD NEW` confirms it.
+            GateDecision::MightCorrect { key, similarity, cue, .. } => {
+                ("might_correct", Some(key.as_str()), Some(*similarity), Some(cue.as_str()))
+            }
+            GateDecision::Related { key, similarity, .. } => ("related", Some(key.as_str()), Some(*similarity), None),
             _ => ("create", None, None, None),
         };
         if self.json {
