@@ -24,6 +24,11 @@
 //! - unrelated queries (examples/data/unrelated_queries.json, against every conversation's
 //!   store): `empty`, the share that return nothing; separately for the tune and holdout
 //!   halves (holdout only with `--holdout`, so tuning never sees it).
+//! - near-miss questions (examples/data/near_miss_queries.json, issue 23 point 4): questions
+//!   that share people, topics and words with one conversation but whose answer it does not
+//!   hold, each asked against its own conversation's store (at 1k, that conversation's
+//!   store; past 1k, the one store) with that conversation's "now": `near tune` and
+//!   `near hold`, the share that return nothing (holdout only with `--holdout`).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -115,7 +120,23 @@ async fn main() -> memstr::Result<()> {
         unrelated[name].as_array().expect("a list").iter().filter_map(|q| q.as_str().map(String::from)).collect()
     };
     let (tune, holdout) = (half("tune"), half("holdout"));
-    let convs: Vec<Value> = ["26", "30", "41"]
+    let near_miss: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/examples/data/near_miss_queries.json"))
+            .expect("the near-miss questions"),
+    )
+    .expect("JSON");
+    // (conversation, question) for each half of the near-miss questions.
+    let near_half = |name: &str| -> Vec<(String, String)> {
+        near_miss[name]
+            .as_array()
+            .expect("a list")
+            .iter()
+            .map(|q| (q["conv"].as_str().expect("conv").to_string(), q["q"].as_str().expect("q").to_string()))
+            .collect()
+    };
+    let (near_tune, near_holdout) = (near_half("tune"), near_half("holdout"));
+    let conv_ids = ["26", "30", "41"];
+    let convs: Vec<Value> = conv_ids
         .iter()
         .map(|c| serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{c}.json")).expect("a conversation")))
         .collect::<Result<_, _>>()
@@ -132,6 +153,8 @@ async fn main() -> memstr::Result<()> {
         let mut questions: Vec<Ranked> = Vec::new();
         // Strength of the strongest hit of each unrelated query, per half.
         let mut best: HashMap<&str, Vec<f64>> = HashMap::new();
+        // The same for the near-miss questions, per half.
+        let mut near_best: HashMap<&str, Vec<f64>> = HashMap::new();
         // Up to 1k, one store per conversation (the protocol); past it, one store holding all
         // three conversations and the filler, so the model embeds 10k texts once, not thrice.
         let groups: Vec<Vec<usize>> =
@@ -218,18 +241,37 @@ async fn main() -> memstr::Result<()> {
                     }
                 }
             }
+            for &ci in group {
+                clock.set((last_of(ci) / 86_400.0).floor() * 86_400.0 + 2.0 * 86_400.0);
+                for (name, list) in [("tune", &near_tune), ("holdout", &near_holdout)] {
+                    for (_, q) in list.iter().filter(|(c, _)| c == conv_ids[ci]) {
+                        let hits = store.search(query(q, 100_000)).await?;
+                        let top = hits.iter().map(|h| h.strength).fold(0.0, f64::max);
+                        near_best.entry(name).or_default().push(top);
+                        if dump.is_some() && name == "tune" {
+                            let mut rows: Vec<(f64, Option<f64>, f64)> =
+                                hits.iter().map(|h| (h.strength, cosine(h), h.coverage)).collect();
+                            rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+                            rows.truncate(5);
+                            dump_out.push(json!({"set": "near tune", "size": size, "conv": ci, "q": q, "hits": rows}));
+                        }
+                    }
+                }
+            }
         }
         println!(
-            "\n{size} memories per store ({} questions, {} + {} unrelated queries x {} stores; {:.0} s)",
+            "\n{size} memories per store ({} questions, {} + {} unrelated queries x {} stores, {} + {} near-miss; {:.0} s)",
             questions.len(),
             tune.len(),
             holdout.len(),
             if *size > 1000 { 1 } else { 3 },
+            near_tune.len(),
+            near_holdout.len(),
             started.elapsed().as_secs_f64()
         );
         println!(
-            "{:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>12}",
-            "threshold", "hit@10", "R@10", "ev cut", "q lost", "", "empty tune", "empty hold"
+            "{:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>10} {:>12} {:>10} {:>10}",
+            "threshold", "hit@10", "R@10", "ev cut", "q lost", "", "empty tune", "empty hold", "near tune", "near hold"
         );
         let chosen = memstr::search::min_strength(embedder.is_some());
         let mut thresholds = THRESHOLDS.to_vec();
@@ -255,12 +297,11 @@ async fn main() -> memstr::Result<()> {
                 }
             }
             let n = questions.len() as f64;
-            let empty = |name: &str| {
-                let b = &best[name];
-                b.iter().filter(|s| **s < t).count() as f64 / b.len() as f64
-            };
+            let share_below = |b: &Vec<f64>| b.iter().filter(|s| **s < t).count() as f64 / b.len().max(1) as f64;
+            let empty = |name: &str| share_below(&best[name]);
+            let near_empty = |name: &str| share_below(&near_best[name]);
             println!(
-                "{:>9} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8} {:>10.3} {:>12}",
+                "{:>9} {:>8.3} {:>8.3} {:>8.3} {:>8.3} {:>8} {:>10.3} {:>12} {:>10.3} {:>10}",
                 format!("{}{t:.2}", if t == chosen { "*" } else { "" }),
                 hit / n,
                 recall / n,
@@ -268,7 +309,9 @@ async fn main() -> memstr::Result<()> {
                 lost / had.max(1.0),
                 "",
                 empty("tune"),
-                if show_holdout { format!("{:.3}", empty("holdout")) } else { "-".into() }
+                if show_holdout { format!("{:.3}", empty("holdout")) } else { "-".into() },
+                near_empty("tune"),
+                if show_holdout { format!("{:.3}", near_empty("holdout")) } else { "-".into() }
             );
         }
     }
