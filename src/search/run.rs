@@ -40,6 +40,21 @@ pub(crate) async fn search_outcome(
         // Nothing to match and no range to list.
         return Ok(SearchOutcome { range, ..Default::default() });
     }
+    // A memory often tells of an event after it happened ("we went camping last month",
+    // written in July about June): a ranked search by a time the words name keeps what was
+    // written up to one more span after it (a week at least), and the `time` signal ranks
+    // the named span itself first. A listing keeps to the span exactly.
+    let (span, range) = match range {
+        Some(mut r) if r.expression.is_some() => {
+            let (start, end) = (r.since.unwrap_or(f64::MIN), r.until.unwrap_or(f64::MAX));
+            if end < f64::MAX && start > f64::MIN {
+                let widened = end + (end - start).max(super::time::WEEK);
+                (query.until, r.until) = (Some(widened), Some(widened));
+            }
+            (Some((start, end)), Some(r))
+        }
+        r => (span, r),
+    };
     let weights = query.weights.clone().unwrap_or_default();
     let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;
     // The second hop fuses two rankings: each must reach past the page asked for.

@@ -9,6 +9,8 @@
 use super::query::{civil_from_days, days_from_civil};
 
 const DAY: f64 = 86_400.0;
+/// Seven days, in seconds: the least a ranked search by a named time looks past it.
+pub const WEEK: f64 = 7.0 * DAY;
 
 /// Why a time could not be read. The message says what is accepted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
