@@ -136,12 +136,29 @@ fn summary(reports: &[memstr::sync::RelayReport]) -> String {
 
 /// Searches and prints each hit with the signals that ranked it.
 async fn search(store: &MemoryStore, who: &str, query: &str) -> Result<()> {
-    println!("{who}: search {query:?}");
-    let hits: Vec<SearchHit> = store.search(SearchQuery::new(query).limit(2)).await?;
-    if hits.is_empty() {
-        println!("  (nothing: no memory shares a word with it, and semantic search is off)");
+    search_with(store, who, SearchQuery::new(query)).await
+}
+
+/// [`search`] for a query that may carry the agent's own phrasings.
+async fn search_with(store: &MemoryStore, who: &str, q: SearchQuery) -> Result<()> {
+    match &q.hypothetical {
+        Some(h) => println!("{who}: search {:?} with the agent's guess {h:?}", q.text),
+        None => println!("{who}: search {:?}", q.text),
     }
-    for hit in hits {
+    let vectors = store.has_vectors();
+    let outcome = store.search_outcome(q.limit(2)).await?;
+    if outcome.hits.is_empty() {
+        // Say why, truthfully: below the cutoff is not the same as nothing in common.
+        match (outcome.below_cutoff.hits, vectors) {
+            (0, true) => println!("  (nothing: no memory shares a word or a meaning with it)"),
+            (0, false) => println!("  (nothing: no memory shares a word with it, and semantic search is off)"),
+            (n, _) => println!(
+                "  (nothing strong enough: {n} candidate(s) below the cutoff {:.2}, the best at {:.2})",
+                outcome.below_cutoff.cutoff, outcome.below_cutoff.best
+            ),
+        }
+    }
+    for hit in outcome.hits {
         let text = match &hit.found {
             Found::Persona(p) => format!("{}  {}", p.address(), p.value),
             other => other.text(),
@@ -191,6 +208,11 @@ async fn main() -> Result<()> {
     // No word in common with any memory: only the model finds these.
     search(&laptop, "laptop", "which colour scheme does she like?").await?;
     search(&laptop, "laptop", "when should we buy a present?").await?;
+    // The calling agent is a language model: its own guess at the memory finds what the
+    // question's words cannot.
+    let mut q = SearchQuery::new("when should we buy a present?");
+    q.hypothetical = Some("Someone's birthday is coming up soon".into());
+    search_with(&laptop, "laptop", q).await?;
     println!("laptop: sync: {}", summary(&laptop.sync(&sync).await?));
 
     // Device B: the agent's server, same key, empty store.

@@ -2634,3 +2634,17 @@ fn fact_commands_default_to_the_domain_the_mcp_tools_use() {
     assert_eq!(st.ok(&["fact", "history", "alice", "city"]).lines().count(), 1);
     st.run(&["fact", "get", "alice"]).code(2);
 }
+
+#[test]
+fn search_takes_the_agents_phrasings_and_hypothetical() {
+    let st = Store::new();
+    st.ok(&["persona", "add", "people", "facts", "bob-birthday", "Bob's birthday is on 14 March", "--at", &s(T0)]);
+    let now = s(T0 + 60.0);
+    let args = ["--now", &now, "search", "present", "--no-vectors", "--phrasing", "birthday gift"];
+    let out = st.ok(&args);
+    assert!(out.contains("Bob's birthday"), "{out}");
+    let out = st.ok(&["--now", &now, "search", "present", "--no-vectors", "--hypothetical", "Bob's birthday is soon"]);
+    assert!(out.contains("Bob's birthday"), "{out}");
+    let explained = st.ok(&["--now", &now, "search", "present", "--no-vectors", "--phrasing", "birthday", "--explain"]);
+    assert!(explained.contains("phrasings"), "{explained}");
+}

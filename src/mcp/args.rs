@@ -53,6 +53,10 @@ pub struct SearchArgs {
     pub min_strength: Option<f64>,
     /// Also return superseded memories (history), each after the memory that replaced it. Default false: only the current truth.
     pub history: Option<bool>,
+    /// Up to 4 other wordings of your question (synonyms, the words the memory likely uses). Use them when a first search missed or the question is vague: each is searched and the results fused.
+    pub phrasings: Option<Vec<String>>,
+    /// One sentence the memory you want might read like, written as a guess ("Bob's birthday is on ..."). Searched and fused like a phrasing; it helps when the question shares no word with the answer.
+    pub hypothetical: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

@@ -209,7 +209,10 @@ A bare key that several memories share is an error listing their addresses; call
 recency, importance and links between memories. Returns the best matches as quoted data with address, time, state and source, \
 within a token budget. Filter by domain, kinds (persona, memory, journal) and time: a time in the query (\"last week\", \"in August 2026\", \
 \"yesterday\", \"on Tuesday\"; UTC) or since/until (2026-05-01, 3d, 2w, 12h or Unix seconds), which win. A range with no query, \
-or a query naming only a time (\"what happened last week?\"), lists everything dated in it, newest first."
+or a query naming only a time (\"what happened last week?\"), lists everything dated in it, newest first. \
+When the question is vague or shares no word with what was stored, add `phrasings` (other wordings) and a `hypothetical` \
+(one sentence the memory might read like): each is searched and fused with the question. Only the current truth comes back; \
+`history: true` adds superseded memories, marked."
     )]
     async fn search(&self, Parameters(a): Parameters<SearchArgs>) -> ToolResult {
         let query = a.query.as_deref().map(str::trim).unwrap_or("");
@@ -234,6 +237,17 @@ or a query naming only a time (\"what happened last week?\"), lists everything d
         let now = self.store.now();
         let mut q = SearchQuery::new(query).limit(limit as usize);
         q.history = a.history.unwrap_or(false);
+        if let Some(p) = &a.phrasings {
+            if p.len() > crate::search::phrasings::MAX_PHRASINGS {
+                return fail(format!(
+                    "{} phrasings given: send at most {}, the most different ones",
+                    p.len(),
+                    crate::search::phrasings::MAX_PHRASINGS
+                ));
+            }
+            q.phrasings = p.clone();
+        }
+        q.hypothetical = a.hypothetical.clone();
         if let Some(m) = a.min_strength {
             if !(0.0..=1.0).contains(&m) {
                 return fail(format!("min_strength {m} is out of range: give a number from 0 to 1"));

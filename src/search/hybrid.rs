@@ -68,6 +68,13 @@ pub struct SearchQuery {
     /// [`Status::Superseded`]. Off (the default): a superseded memory never shows; the
     /// memory that replaces it is returned in its place.
     pub history: bool,
+    /// Other wordings of the question from the caller (an agent's language model), each
+    /// ranked as its own pass and fused with the question's (at most
+    /// [`crate::search::phrasings::MAX_PHRASINGS`]; more are left out).
+    pub phrasings: Vec<String>,
+    /// A sentence the memory sought might read like, written by the caller without knowing
+    /// it (a hypothetical answer): ranked and fused as a phrasing is.
+    pub hypothetical: Option<String>,
     /// Hits weaker than this [`SearchHit::strength`] are dropped. `None`: the calibrated
     /// cutoff ([`min_strength`]); `Some(0.0)`: every hit, however weak (benchmarks).
     pub min_strength: Option<f64>,

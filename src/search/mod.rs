@@ -9,6 +9,7 @@ pub(crate) mod candidates;
 pub(crate) mod current;
 pub mod hybrid;
 mod listing;
+pub mod phrasings;
 mod promoted;
 pub mod query;
 pub(crate) mod run;

@@ -64,6 +64,16 @@ pub(crate) async fn search_outcome(
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_for_search(&parts.engine, &parts.vectors).await?;
     let (mut hits, below_cutoff) = ranked(parts, state, &query, &weights, depth, span).await?;
+    let extra = super::phrasings::texts(&query.text, &query.phrasings, query.hypothetical.as_deref());
+    if !extra.is_empty() {
+        let mut others = Vec::with_capacity(extra.len());
+        for text in extra {
+            let mut other = query.clone();
+            other.text = text;
+            others.push(ranked(parts, state, &other, &weights, depth, span).await?.0);
+        }
+        hits = super::phrasings::fuse(hits, others);
+    }
     if bridged {
         let names = super::bridge::names(&query.text, &hits, weights.bridge_seeds);
         if !names.is_empty() {

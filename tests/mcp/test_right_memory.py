@@ -89,6 +89,15 @@ async def right_memory(s):
     check(items[old]["state"] == "superseded" and items[old]["superseded_by"], f"old item: {items[old]}")
     check("superseded" in text(r), f"the text does not say superseded: {text(r)}")
 
+    # The agent's own phrasings and a hypothetical answer are searched and fused.
+    await remember(s, "Bob's birthday is on 14 March")
+    r = await call(s, "search", {"query": "when should we buy a present?",
+                                 "hypothetical": "Bob's birthday is coming up", "phrasings": ["gift for a birthday"]})
+    contents = [i["content"] for i in r.structured_content["results"]]
+    check(contents and contents[0] == "Bob's birthday is on 14 March", f"hypothetical: {contents}")
+    res = await s.call_tool("search", {"query": "present", "phrasings": ["a", "b", "c", "d", "e"]})
+    check(res.is_error and "at most 4" in text(res), f"five phrasings: {text(res)}")
+
 
 async def stdio_mode(bin_path):
     env = {k: v for k, v in os.environ.items() if k.startswith("MEMSTR_") or k in ("PATH", "HOME")}

@@ -209,6 +209,14 @@ pub(crate) enum Command {
         /// replacement].
         #[arg(long)]
         history: bool,
+        /// Another wording of the question, ranked and fused with it (repeat, up to 4): an
+        /// agent's own rewrites of what it asks.
+        #[arg(long = "phrasing", value_name = "TEXT")]
+        phrasings: Vec<String>,
+        /// A sentence the memory sought might read like (a hypothetical answer), ranked and
+        /// fused as a phrasing is.
+        #[arg(long, value_name = "TEXT")]
+        hypothetical: Option<String>,
         /// Search without the embedding model.
         #[arg(long)]
         no_vectors: bool,

@@ -241,11 +241,25 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         }
         Command::Stats => out.stats(&store.stats().await?),
         Command::Search {
-            query, limit, kinds, domain, facet, since, until, explain, min_strength, history, ..
+            query,
+            limit,
+            kinds,
+            domain,
+            facet,
+            since,
+            until,
+            explain,
+            min_strength,
+            history,
+            phrasings,
+            hypothetical,
+            ..
         } => {
             let mut q = memstr::SearchQuery::new(query.as_deref().unwrap_or("")).limit(*limit as usize);
             q.min_strength = *min_strength;
             q.history = *history;
+            q.phrasings = phrasings.clone();
+            q.hypothetical = hypothetical.clone();
             q.kinds = kinds
                 .iter()
                 .map(|k| match k {
