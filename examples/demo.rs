@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use memstr::index::{cache_dir, Embedder, OnnxEmbedder};
-use memstr::search::{Found, SearchHit, SearchQuery};
+use memstr::search::{Found, SearchQuery};
 use memstr::sync::SyncOptions;
 use memstr::{Identity, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
 
