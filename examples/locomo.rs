@@ -1,7 +1,10 @@
 //! LoCoMo retrieval benchmark (../shared/bench/locomo-dev/README.md), through memstr's
 //! public API and its normal search.
 //!
-//! cargo run --release --example locomo -- FILE... [--json] [--no-vectors] [--set NAME=VALUE]...
+//! cargo run --release --example locomo -- FILE... [--json] [--no-vectors] [--set NAME=VALUE]... [--phrasings FILE]
+//!
+//! `--phrasings examples/data/agent_phrasings.json` adds to each question the phrasings and
+//! hypothetical answer a calling agent wrote seeing only the question.
 //!
 //! `--set` changes one search weight or constant (see `memstr::search::Weights`), for
 //! ablations: `--set episode=0 --set k=30`.
@@ -79,11 +82,14 @@ async fn main() -> memstr::Result<()> {
             let kv = it.next().expect("--set NAME=VALUE");
             let (k, v) = kv.split_once('=').expect("--set NAME=VALUE");
             weights[k] = serde_json::from_str(v).expect("a JSON value");
+        } else if a == "--phrasings" {
+            it.next();
         } else if !a.starts_with("--") {
             files.push(a);
         }
     }
     let weights: memstr::search::Weights = serde_json::from_value(weights).expect("valid weights");
+    support::load_phrasings(&args);
     if files.is_empty() {
         eprintln!("usage: locomo FILE... [--json] [--no-vectors]");
         std::process::exit(2);
@@ -132,6 +138,7 @@ async fn main() -> memstr::Result<()> {
             let q = qa["question"].as_str().unwrap_or("");
             let mut sq = SearchQuery::new(q).limit(20).kinds(&[Kind::Journal]);
             sq.weights = Some(weights.clone());
+            support::apply_phrasings(&mut sq);
             let hits = store.search(sq).await?;
             let ranked: Vec<String> = hits
                 .iter()

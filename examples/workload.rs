@@ -110,6 +110,7 @@ async fn ask<'a>(
     let mut sq = SearchQuery::new(str_of(q, "question")).limit(DEEP);
     sq.strengthen = false;
     sq.weights = Some(weights.clone());
+    support::apply_phrasings(&mut sq);
     let hits = store.search(sq).await?;
     let answers = q["answers"]
         .as_array()
@@ -158,6 +159,9 @@ async fn main() -> memstr::Result<()> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
+            "--phrasings" => {
+                it.next();
+            }
             "--days" => {
                 let list = it.next().expect("DAY,DAY");
                 days = list.split(',').map(|d| d.parse().expect("a number of days")).collect();
@@ -183,11 +187,12 @@ async fn main() -> memstr::Result<()> {
     }
     let Some(file) = file else {
         eprintln!(
-            "usage: workload FILE [--no-vectors] [--json] [--misses [--explain]] [--days 183,282] [--set NAME=VALUE] [--grid NAME=V1,V2] [--variant 'A=1;B=2']"
+            "usage: workload FILE [--no-vectors] [--json] [--misses [--explain]] [--days 183,282] [--set NAME=VALUE] [--grid NAME=V1,V2] [--variant 'A=1;B=2'] [--phrasings FILE]"
         );
         std::process::exit(2);
     };
     let weights: memstr::search::Weights = serde_json::from_value(base.clone()).expect("valid weights");
+    support::load_phrasings(&args);
     let mut variants: Vec<(String, memstr::search::Weights)> = Vec::new();
     for spec in &variant_specs {
         let mut w = base.clone();

@@ -55,3 +55,37 @@ pub fn utc_now() -> String {
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs_f64());
     memstr::search::query::utc_string(now.unwrap_or(0.0))
 }
+
+/// The calling agent's phrasings per question (examples/data/agent_phrasings.json), once
+/// `--phrasings FILE` named them: (phrasings, hypothetical) by question text.
+static PHRASINGS: std::sync::OnceLock<std::collections::HashMap<String, (Vec<String>, String)>> =
+    std::sync::OnceLock::new();
+
+/// Loads the phrasings file `--phrasings FILE` names, if it does (exits 2 on a bad file).
+#[allow(dead_code)] // not every example that includes this file asks questions
+pub fn load_phrasings(args: &[String]) {
+    let Some(path) = args.iter().position(|a| a == "--phrasings").and_then(|i| args.get(i + 1)) else { return };
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        eprintln!("--phrasings {path}: {e}");
+        std::process::exit(2)
+    });
+    let v: serde_json::Value = serde_json::from_str(&text).expect("a phrasings file is JSON");
+    let mut map = std::collections::HashMap::new();
+    for item in v["items"].as_array().expect("items") {
+        let q = item["question"].as_str().unwrap_or_default().to_string();
+        let p = item["phrasings"].as_array().map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect());
+        let h = item["hypothetical"].as_str().unwrap_or_default().to_string();
+        map.insert(q, (p.unwrap_or_default(), h));
+    }
+    eprintln!("phrasings: {} questions from {path}", map.len());
+    let _ = PHRASINGS.set(map);
+}
+
+/// Adds the loaded phrasings of `sq`'s question to it (nothing when none were loaded).
+#[allow(dead_code)] // not every example that includes this file asks questions
+pub fn apply_phrasings(sq: &mut memstr::SearchQuery) {
+    if let Some((p, h)) = PHRASINGS.get().and_then(|m| m.get(&sq.text)) {
+        sq.phrasings = p.clone();
+        sq.hypothetical = (!h.is_empty()).then(|| h.clone());
+    }
+}
