@@ -54,15 +54,17 @@ pub(crate) fn current_first(
 ) -> Result<()> {
     let incoming = std::mem::take(hits);
     let mut out: Vec<SearchHit> = Vec::with_capacity(incoming.len());
+    let mut shown: std::collections::HashSet<String> = std::collections::HashSet::new();
     for hit in &incoming {
         let mut hit = hit.clone();
         hit.status = status(life, now, &hit.found, hit.revived);
         let Found::Persona(m) = &hit.found else {
+            shown.insert(hit.path.clone());
             out.push(hit);
             continue;
         };
         if !m.is_superseded() {
-            if !out.iter().any(|h| h.path == hit.path) {
+            if shown.insert(hit.path.clone()) {
                 out.push(hit);
             }
             continue;
@@ -74,7 +76,7 @@ pub(crate) fn current_first(
             // The replacement where the old memory ranked, unless it ranked higher itself:
             // its own hit when the search found it further down (that copy is then
             // skipped), else a stand-in with the old memory's strength.
-            if !out.iter().any(|h| h.path == path) {
+            if !shown.contains(&path) {
                 let mut stand_in = match incoming.iter().find(|h| h.path == path) {
                     Some(own) => own.clone(),
                     None => SearchHit {
@@ -87,6 +89,7 @@ pub(crate) fn current_first(
                     },
                 };
                 stand_in.status = status(life, now, &stand_in.found, stand_in.revived);
+                shown.insert(stand_in.path.clone());
                 out.push(stand_in);
             }
         }

@@ -189,6 +189,9 @@ async fn ranked(
             if weights.collapse_repeats {
                 collapse_repeats(&mut hits);
             }
+            // Only what can still reach the page is looked at: each superseded hit costs a
+            // lookup of its replacement, and a pass may hold hundreds of candidates.
+            hits.truncate(limit.saturating_mul(2).saturating_add(10));
             super::current::current_first(conn, &life, now, &mut hits, query.history)?;
             hits.truncate(limit);
             Ok((hits, below))
