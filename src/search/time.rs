@@ -460,7 +460,10 @@ fn expression_at(ws: &[Word], i: usize, prev: Option<&str>, c: &Cal) -> Option<(
         return Some((3, span));
     }
     if let Some(d) = WEEKDAYS.iter().position(|d| *d == w(0)) {
-        let capital = ws[i].raw.starts_with(|c: char| c.is_uppercase());
+        // "Friday afternoon deploys", "the Monday standup": a weekday before another word
+        // names a habit or a kind of thing, not a date; "on Tuesday" and a capitalised one
+        // that ends the phrase ("what did we decide Tuesday?") do.
+        let capital = ws[i].raw.starts_with(|c: char| c.is_uppercase()) && w(1).is_empty();
         return (prev == Some("on") || capital).then(|| (1, c.last_weekday(d as i64)));
     }
     // "3 May 2023", "3rd of May", "May 3, 2023", "May 3", "August 2026", "in August".
@@ -688,12 +691,16 @@ mod tests {
     fn on_tuesday_is_the_most_recent_tuesday_before_today() {
         assert_eq!(range("what did we decide on Tuesday?", WED), Some((d(2026, 3, 10), d(2026, 3, 11))));
         assert_eq!(range("last tuesday", WED), Some((d(2026, 3, 10), d(2026, 3, 11))));
-        assert_eq!(range("Thursday standup", WED), Some((d(2026, 3, 5), d(2026, 3, 6))));
+        assert_eq!(range("what happened Thursday", WED), Some((d(2026, 3, 5), d(2026, 3, 6))));
+        // A weekday before another word is a kind of thing: the Thursday standup, any week.
+        assert_eq!(range("Thursday standup", WED), None);
         // Asked on a Wednesday, "on Wednesday" is a week ago, not today.
         assert_eq!(range("on wednesday", WED), Some((d(2026, 3, 4), d(2026, 3, 5))));
         assert_eq!(range("on Sunday", MON), Some((d(2026, 3, 15), d(2026, 3, 16))));
         assert_eq!(range("on Monday", MON), Some((d(2026, 3, 9), d(2026, 3, 10))));
         assert_eq!(range("the monday meeting", WED), None, "a lowercase weekday needs on or last");
+        assert_eq!(range("What went wrong with the Friday afternoon deploy?", WED), None, "a habit, not a date");
+        assert!(range("what did we decide Tuesday?", WED).is_some());
     }
 
     #[test]
