@@ -7,6 +7,25 @@ pub fn tokenize(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
 }
 
+/// Month names, lower case, January first: the one list every reader of dates uses.
+pub const MONTHS: [&str; 12] = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+
+/// Weekday names, lower case, Monday first (ISO 8601's order).
+pub const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
+
 /// Words too common to say anything about which memory is meant: NLTK's English list
 /// (its forms with apostrophes are covered, since words split at apostrophes).
 pub const STOP_WORDS: &[&str] = &[

@@ -18,21 +18,7 @@ pub fn parse_date(s: &str) -> Option<f64> {
     }
     let parts: Vec<&str> = date.split([' ', ',']).filter(|p| !p.is_empty()).collect();
     let (d, mon, y): (i64, &str, i64) = (parts.first()?.parse().ok()?, parts.get(1)?, parts.get(2)?.parse().ok()?);
-    const MONTHS: [&str; 12] = [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
-    let mo = MONTHS.iter().position(|x| x.starts_with(&mon.to_ascii_lowercase()))? as i64 + 1;
+    let mo = memstr::text::MONTHS.iter().position(|x| x.starts_with(&mon.to_ascii_lowercase()))? as i64 + 1;
     // Days from civil (Howard Hinnant).
     let (yy, mm) = if mo <= 2 { (y - 1, mo + 9) } else { (y, mo - 3) };
     let era = yy.div_euclid(400);

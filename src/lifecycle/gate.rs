@@ -296,7 +296,6 @@ const CHANGE_WORDS: &[&str] = &[
     "became",
     "new",
     "newly",
-    "longer",
     "shortened",
     "reduced",
     "grew",

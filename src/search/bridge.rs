@@ -41,33 +41,47 @@ pub fn names(query: &str, hits: &[SearchHit], seeds: usize) -> Vec<String> {
 }
 
 /// Fuses the first pass's ranking with the second's, weighted `share`: reciprocal ranks,
-/// `1 / (K + rank)` and `share / (K + rank)`. Each hit keeps the fields of the pass it came
-/// from first; its `score` becomes the fused score, and a `bridge` signal (value: the
-/// fused score; rank: its place in the second pass) holds the difference, so the signals
-/// still add up to the score.
+/// `1 / (K + rank)` and `share / (K + rank)` ([`fuse_passes`], signal `bridge`).
 pub fn fuse(first: Vec<SearchHit>, second: Vec<SearchHit>, share: f64) -> Vec<SearchHit> {
+    fuse_passes(vec![(first, 1.0), (second, share)], "bridge")
+}
+
+/// Fuses ranked passes by weighted reciprocal rank, `weight / (K + rank)` summed over the
+/// passes that found a hit. Each hit keeps the fields of the pass it came from first but
+/// its `strength`, the strongest any pass gave it; its `score` becomes the fused score, and
+/// a signal `name` (value: the fused score; rank: its best place in the passes after the
+/// first) holds the difference, so the signals still add up to the score.
+pub(crate) fn fuse_passes(passes: Vec<(Vec<SearchHit>, f64)>, name: &'static str) -> Vec<SearchHit> {
     let mut score: HashMap<String, f64> = HashMap::new();
-    let mut second_rank: HashMap<String, usize> = HashMap::new();
-    for (r, h) in first.iter().enumerate() {
-        *score.entry(h.path.clone()).or_default() += 1.0 / (K + r as f64);
+    let mut later_rank: HashMap<String, usize> = HashMap::new();
+    let mut strongest: HashMap<String, f64> = HashMap::new();
+    let mut all: Vec<SearchHit> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    for (pass, (list, weight)) in passes.into_iter().enumerate() {
+        for (r, h) in list.into_iter().enumerate() {
+            *score.entry(h.path.clone()).or_default() += weight / (K + r as f64);
+            let s = strongest.entry(h.path.clone()).or_insert(h.strength);
+            *s = s.max(h.strength);
+            if pass > 0 {
+                let best = later_rank.entry(h.path.clone()).or_insert(r + 1);
+                *best = (*best).min(r + 1);
+            }
+            if seen.insert(h.path.clone()) {
+                all.push(h);
+            }
+        }
     }
-    for (r, h) in second.iter().enumerate() {
-        *score.entry(h.path.clone()).or_default() += share / (K + r as f64);
-        second_rank.insert(h.path.clone(), r + 1);
-    }
-    let mut seen = HashSet::new();
-    let mut all: Vec<SearchHit> = first.into_iter().chain(second).filter(|h| seen.insert(h.path.clone())).collect();
     for h in &mut all {
         let fused = score[&h.path];
+        h.strength = strongest[&h.path];
         h.signals.push(Signal {
-            name: "bridge",
+            name,
             value: fused,
-            rank: second_rank.get(&h.path).copied(),
+            rank: later_rank.get(&h.path).copied(),
             contribution: fused - h.score,
         });
         h.score = fused;
     }
-    // Stable: equal scores keep the first pass's order.
     all.sort_by(|a, b| b.score.total_cmp(&a.score));
     all
 }

@@ -4,15 +4,10 @@
 //! filters and cutoff, and the passes are fused by reciprocal rank: a memory any wording
 //! finds can come back, and one several find comes first.
 
-use std::collections::HashMap;
-
-use super::{SearchHit, Signal};
+use super::SearchHit;
 
 /// The most phrasings a search takes (the library cuts the rest; the MCP tool refuses more).
 pub const MAX_PHRASINGS: usize = 4;
-
-/// Reciprocal-rank constant of the fusion (as the bridge's: a short list's top matters).
-const K: f64 = 10.0;
 
 /// The extra texts of `phrasings` and `hypothetical`, trimmed, non-empty, distinct from the
 /// query and each other, at most [`MAX_PHRASINGS`] phrasings plus the hypothetical.
@@ -35,40 +30,10 @@ pub(crate) fn texts(query: &str, phrasings: &[String], hypothetical: Option<&str
 }
 
 /// Fuses the question's ranking (`first`) with one ranking per extra text, each with equal
-/// weight. A hit keeps the strongest `strength` any pass gave it; the `phrasings` signal
-/// (in `explain`) holds the fused score and the best rank an extra text gave it.
+/// weight ([`super::bridge::fuse_passes`], signal `phrasings`).
 pub(crate) fn fuse(first: Vec<SearchHit>, others: Vec<Vec<SearchHit>>) -> Vec<SearchHit> {
-    let mut score: HashMap<String, f64> = HashMap::new();
-    let mut best_other: HashMap<String, usize> = HashMap::new();
-    let mut strongest: HashMap<String, f64> = HashMap::new();
-    let mut all: Vec<SearchHit> = Vec::new();
-    for (pass, list) in std::iter::once(first).chain(others).enumerate() {
-        for (r, h) in list.into_iter().enumerate() {
-            *score.entry(h.path.clone()).or_default() += 1.0 / (K + r as f64);
-            let s = strongest.entry(h.path.clone()).or_insert(h.strength);
-            *s = s.max(h.strength);
-            if pass > 0 {
-                let best = best_other.entry(h.path.clone()).or_insert(r + 1);
-                *best = (*best).min(r + 1);
-            }
-            if !all.iter().any(|a| a.path == h.path) {
-                all.push(h);
-            }
-        }
-    }
-    for h in &mut all {
-        let fused = score[&h.path];
-        h.strength = strongest[&h.path];
-        h.signals.push(Signal {
-            name: "phrasings",
-            value: fused,
-            rank: best_other.get(&h.path).copied(),
-            contribution: fused - h.score,
-        });
-        h.score = fused;
-    }
-    all.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.path.cmp(&b.path)));
-    all
+    let passes = std::iter::once(first).chain(others).map(|list| (list, 1.0)).collect();
+    super::bridge::fuse_passes(passes, "phrasings")
 }
 
 #[cfg(test)]

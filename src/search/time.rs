@@ -8,6 +8,8 @@
 
 use super::query::{civil_from_days, days_from_civil};
 
+use crate::text::{MONTHS, WEEKDAYS};
+
 const DAY: f64 = 86_400.0;
 /// Seven days, in seconds: the least a ranked search by a named time looks past it.
 pub const WEEK: f64 = 7.0 * DAY;
@@ -220,21 +222,6 @@ pub fn is_time_only(text: &str) -> bool {
         .all(|w| crate::text::STOP_WORDS.contains(&w.as_str()) || TIME_QUESTION_WORDS.contains(&w.as_str()))
 }
 
-const MONTHS: [&str; 12] = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
-const WEEKDAYS: [&str; 7] = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
 /// Words before an expression that belong to it (removed with it).
 const PREPOSITIONS: [&str; 5] = ["in", "on", "during", "from", "of"];
 

@@ -13,18 +13,7 @@ import sys
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-
-class Failed(Exception):
-    pass
-
-
-def check(cond, what):
-    if not cond:
-        raise Failed(what)
-
-
-def text(res):
-    return "\n".join(c.text for c in res.content if getattr(c, "type", "") == "text")
+from test_mcp import Failed, check, text
 
 
 async def call(s, name, args):

@@ -18,7 +18,7 @@
 //!
 //! Everything here is lexical: the same rules serve the gate with and without a model.
 
-use crate::text::{tokenize, STOP_WORDS};
+use crate::text::{tokenize, MONTHS, STOP_WORDS, WEEKDAYS};
 
 /// Words that only mark a change or a habit and say nothing about the fact itself.
 const FILLER: &[&str] = &[
@@ -85,21 +85,6 @@ const OCCASION: &[&str] = &[
     "friday",
     "saturday",
     "sunday",
-];
-
-const WEEKDAYS: &[&str] = &["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"];
-const MONTHS: &[&str] = &[
-    "january",
-    "february",
-    "march",
-    "april",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
 ];
 
 /// Prepositions: "drives a Toyota" and "drives to work" are different relations.
@@ -273,7 +258,8 @@ impl Clause {
                     continue;
                 }
             }
-            if MONTHS.contains(&w.as_str()) && c.subject.is_some() {
+            // "may" is a modal verb far more often than a month in a stored sentence.
+            if w != "may" && MONTHS.contains(&w.as_str()) && c.subject.is_some() {
                 c.months.push(w.clone());
                 continue;
             }
