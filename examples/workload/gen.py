@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Deterministic generator for the agent-memory benchmark workloads.
 
-Builds three independent workloads (dev, holdout, holdout2) from hand-written
-content in dev_content.py, holdout_content.py and holdout2_content.py and
-writes dev.json / holdout.json / holdout2.json next to this script.  Standard library only.  Run:  python3 gen.py
+Builds four independent workloads (dev, holdout, holdout2, holdout3) from
+hand-written content in dev_content.py, holdout_content.py, holdout2_content.py
+and holdout3_content.py and writes dev.json / holdout.json / holdout2.json /
+holdout3.json next to this script.  Standard library only.  Run:  python3 gen.py
 """
 import datetime
 import json
@@ -302,7 +303,7 @@ what which who whom whose when where why how i me my we our us you your he she i
 they them their his her this that these those with from by about as into any can could
 should would will shall may might must have has had not no yes than then there here
 so if but up out over again more most some such only own same too very just get got
-dana niamh mireille s t""".split())
+dana niamh mireille anneke s t""".split())
 
 
 def words(s):
@@ -442,20 +443,73 @@ def validate(ws, report=True):
     return errors
 
 
+def all_text(ws):
+    """Every string in a workload's memories and questions, joined."""
+    parts = []
+    for m in ws["memories"]:
+        parts += [v if isinstance(v, str) else " ".join(v) for k, v in m.items()
+                  if k not in ("id", "kind") and isinstance(v, (str, list))]
+    parts += [q["question"] for q in ws["questions"]]
+    return "\n".join(parts)
+
+
+def validate_isolation(name, names, others):
+    """The workload's own proper names must not occur in any other workload."""
+    errors = []
+    for other, ws in others.items():
+        text = all_text(ws)
+        for nm in names:
+            if re.search(r"(?<![A-Za-z])%s(?![A-Za-z])" % re.escape(nm), text):
+                errors.append("%s name %r also occurs in %s" % (name, nm, other))
+    return errors
+
+
+def validate_series(ws):
+    """Generated series must not put two events of one series on the same day,
+    and every answer must exist before the question can be asked."""
+    errors = []
+    seen = set()
+    for m in ws["memories"]:
+        if m["kind"] == "persona" and m["facet"] == "events":
+            mm = re.match(r"^(.*)-(\d{4}-\d{2}-\d{2})$", m["key"])
+            if mm:
+                day = datetime.datetime.utcfromtimestamp(m["at"]).date().isoformat()
+                if mm.group(2) != day:
+                    errors.append("series key date %s differs from its day %s" % (m["key"], day))
+                if (mm.group(1), day) in seen:
+                    errors.append("two %s events on %s" % (mm.group(1), day))
+                seen.add((mm.group(1), day))
+    byid = {m["id"]: m for m in ws["memories"]}
+    for q in ws["questions"]:
+        for a in q["answers"]:
+            if byid[a]["at"] > START + q["asked_after_days"] * 86400:
+                errors.append("answer %s of %s is newer than asked_after_days" % (a, q["id"]))
+        if q["type"] != "unanswerable" and len(set(q["answers"])) != len(q["answers"]):
+            errors.append("repeated answer id in " + q["id"])
+    return errors
+
+
 def main():
     import dev_content
     import holdout_content
     import holdout2_content
+    import holdout3_content
     all_err = []
+    built = {}
     for mod, name, seed in ((dev_content, "dev", 20260105), (holdout_content, "holdout", 19840611),
-                            (holdout2_content, "holdout2", 20260706)):
+                            (holdout2_content, "holdout2", 20260706), (holdout3_content, "holdout3", 20261112)):
         b = Builder(name, seed)
         mod.build(b)
         ws = b.build()
         errs = validate(ws)
+        if name == "holdout3":  # checks added with holdout3; the older sets are left as they were
+            errs += validate_series(ws)
+            errs += validate_isolation(name, mod.NAMES, {k: v for k, v in built.items()})
+            print("   series and isolation checks: %s" % ("ok" if not errs else "see errors"))
         for e in errs:
             print("   ERROR", e)
         all_err += errs
+        built[name] = ws
         with open(os.path.join(HERE, name + ".json"), "w", encoding="utf-8") as fh:
             json.dump(ws, fh, ensure_ascii=False, indent=1)
     if all_err:
