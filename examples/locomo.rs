@@ -7,7 +7,11 @@
 //! hypothetical answer a calling agent wrote seeing only the question.
 //!
 //! `--set` changes one search weight or constant (see `memstr::search::Weights`), for
-//! ablations: `--set episode=0 --set k=30`.
+//! ablations: `--set episode=0 --set k=30`. `--grid NAME=V1,V2,...` asks every question
+//! under each value too and chooses the value leave-one-conversation-out: for each
+//! conversation, the value best on the others (pooled R@10, then MRR@10), scored on it.
+//! `--variant 'A=1;B=2'` adds one set of changes (repeatable). Every run prints each
+//! conversation's figures (the folds).
 //!
 //! Each conversation is its own store; every dialog turn is one journal entry written with
 //! `journal_at` at its session's date (plus its turn index in seconds, to keep order), text
@@ -77,18 +81,34 @@ async fn main() -> memstr::Result<()> {
     let mut weights = serde_json::to_value(memstr::search::Weights::default()).expect("weights serialise");
     let mut it = args.iter();
     let mut files: Vec<&String> = Vec::new();
+    let mut specs: Vec<String> = Vec::new();
     while let Some(a) = it.next() {
         if a == "--set" {
             let kv = it.next().expect("--set NAME=VALUE");
             let (k, v) = kv.split_once('=').expect("--set NAME=VALUE");
             weights[k] = serde_json::from_str(v).expect("a JSON value");
+        } else if a == "--grid" {
+            let kv = it.next().expect("--grid NAME=V1,V2");
+            let (k, vs) = kv.split_once('=').expect("--grid NAME=V1,V2");
+            specs.extend(vs.split(',').map(|v| format!("{k}={v}")));
+        } else if a == "--variant" {
+            specs.push(it.next().expect("--variant 'A=1;B=2'").clone());
         } else if a == "--phrasings" {
             it.next();
         } else if !a.starts_with("--") {
             files.push(a);
         }
     }
-    let weights: memstr::search::Weights = serde_json::from_value(weights).expect("valid weights");
+    let mut variants: Vec<(String, memstr::search::Weights)> =
+        vec![("default".into(), serde_json::from_value(weights.clone()).expect("valid weights"))];
+    for spec in &specs {
+        let mut w = weights.clone();
+        for kv in spec.split(';') {
+            let (k, v) = kv.split_once('=').expect("NAME=VALUE");
+            w[k] = serde_json::from_str(v).expect("a JSON value");
+        }
+        variants.push((spec.clone(), serde_json::from_value(w).expect("valid weights")));
+    }
     support::load_phrasings(&args);
     if files.is_empty() {
         eprintln!("usage: locomo FILE... [--json] [--no-vectors]");
@@ -96,6 +116,8 @@ async fn main() -> memstr::Result<()> {
     }
     let embedder: Option<Arc<dyn Embedder>> = support::embedder(no_vectors);
     let mut by_cat: BTreeMap<u64, Acc> = BTreeMap::new();
+    // Categories 1-4 per variant and conversation.
+    let mut folds: Vec<Vec<Acc>> = vec![vec![Acc::default(); files.len()]; variants.len()];
     let tmp = tempfile::tempdir().expect("a temporary directory");
     let started = std::time::Instant::now();
     for (fi, file) in files.iter().enumerate() {
@@ -136,18 +158,25 @@ async fn main() -> memstr::Result<()> {
             }
             let cat = qa["category"].as_u64().unwrap_or(0);
             let q = qa["question"].as_str().unwrap_or("");
-            let mut sq = SearchQuery::new(q).limit(20).kinds(&[Kind::Journal]);
-            sq.weights = Some(weights.clone());
-            support::apply_phrasings(&mut sq);
-            let hits = store.search(sq).await?;
-            let ranked: Vec<String> = hits
-                .iter()
-                .filter_map(|h| match &h.found {
-                    Found::Journal(j) => by_time.get(&j.created_at.to_bits()).cloned(),
-                    _ => None,
-                })
-                .collect();
-            by_cat.entry(cat).or_default().add(&ranked, &evidence);
+            for (vi, (_, w)) in variants.iter().enumerate() {
+                let mut sq = SearchQuery::new(q).limit(20).kinds(&[Kind::Journal]);
+                sq.weights = Some(w.clone());
+                support::apply_phrasings(&mut sq);
+                let hits = store.search(sq).await?;
+                let ranked: Vec<String> = hits
+                    .iter()
+                    .filter_map(|h| match &h.found {
+                        Found::Journal(j) => by_time.get(&j.created_at.to_bits()).cloned(),
+                        _ => None,
+                    })
+                    .collect();
+                if vi == 0 {
+                    by_cat.entry(cat).or_default().add(&ranked, &evidence);
+                }
+                if (1..=4).contains(&cat) {
+                    folds[vi][fi].add(&ranked, &evidence);
+                }
+            }
         }
     }
     let mut overall = Acc::default();
@@ -184,7 +213,14 @@ async fn main() -> memstr::Result<()> {
         row(&format!("cat {c}"), a);
     }
     row("overall 1-4", &overall);
+    for (fi, file) in files.iter().enumerate() {
+        let name = std::path::Path::new(file.as_str()).file_stem().map(|s| s.to_string_lossy().to_string());
+        row(&format!("fold {}", name.unwrap_or_default()), &folds[0][fi]);
+    }
     println!("({elapsed:.1} s including ingest and embedding)");
+    if variants.len() > 1 {
+        leave_one_out(&variants, &folds);
+    }
     if json_out {
         let cats: BTreeMap<String, Value> = by_cat.iter().map(|(c, a)| (c.to_string(), a.json())).collect();
         let mut o = overall.json();
@@ -192,4 +228,47 @@ async fn main() -> memstr::Result<()> {
         println!("{}", json!({"questions": questions, "overall": o, "by_category": cats}));
     }
     Ok(())
+}
+
+/// Each variant's R@10 / MRR@10 per conversation, then per conversation the variant the
+/// other conversations choose (pooled R@10, then MRR@10) and its figures there.
+fn leave_one_out(variants: &[(String, memstr::search::Weights)], folds: &[Vec<Acc>]) {
+    let score = |a: &Acc| (a.recall[2] / a.n.max(1.0), a.mrr10 / a.n.max(1.0));
+    println!("\nvariants, R@10 / MRR@10 per conversation (categories 1-4):");
+    for (vi, (name, _)) in variants.iter().enumerate() {
+        let mut all = Acc::default();
+        let cells: Vec<String> = folds[vi]
+            .iter()
+            .map(|a| {
+                all.merge(a);
+                let (r, m) = score(a);
+                format!("{r:.3} / {m:.3}")
+            })
+            .collect();
+        let (r, m) = score(&all);
+        println!("  {name:<28} {}   pooled {r:.3} / {m:.3}", cells.join("   "));
+    }
+    println!("leave one conversation out:");
+    let (mut held, mut worst) = (Acc::default(), f64::INFINITY);
+    for out in 0..folds[0].len() {
+        let pick = (0..variants.len())
+            .max_by(|&a, &b| {
+                let rest = |vi: usize| {
+                    let mut acc = Acc::default();
+                    folds[vi].iter().enumerate().filter(|(f, _)| *f != out).for_each(|(_, x)| acc.merge(x));
+                    score(&acc)
+                };
+                let (ra, ma) = rest(a);
+                let (rb, mb) = rest(b);
+                // Earlier variants win ties: the default first.
+                ra.total_cmp(&rb).then(ma.total_cmp(&mb)).then(b.cmp(&a))
+            })
+            .expect("a variant");
+        let (r, m) = score(&folds[pick][out]);
+        worst = worst.min(r);
+        held.merge(&folds[pick][out]);
+        println!("  conversation {}: chose {} -> R@10 {r:.3}, MRR@10 {m:.3}", out + 1, variants[pick].0);
+    }
+    let (r, m) = score(&held);
+    println!("  held out, pooled: R@10 {r:.3}, MRR@10 {m:.3}; worst fold R@10 {worst:.3}");
 }

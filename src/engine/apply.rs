@@ -206,7 +206,8 @@ fn insert_event(tx: &Transaction, id: &str, kind: i64, created_at: i64, json: &s
 
 /// A deletion reached the current version of a record: keep the row as a marker
 /// (so older versions stay dead), drop its content, its index entry and its event.
-fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> rusqlite::Result<()> {
+fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> Result<()> {
+    let neighbours = super::episodes::around(tx, rid)?;
     tx.execute(
         "UPDATE records SET deleted = 1, payload = NULL, dirty = 0, needs_vec = ?2 WHERE rid = ?1",
         params![rid, VecState::Current],
@@ -214,7 +215,7 @@ fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> rusqlite::Result<
     tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
     tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
     tx.execute("DELETE FROM events WHERE id = ?1", [event_id])?;
-    Ok(())
+    super::episodes::refresh(tx, &neighbours)
 }
 
 /// Columns and index text of a payload.
@@ -264,6 +265,16 @@ pub(crate) fn upsert_record(
     let path_s = path.to_d();
     let embed_text = if tombstone { None } else { embedding_text(payload) };
     let text_hash = embed_text.as_deref().map(text_hash);
+    // A journal entry that moves in time or is forgotten (a tombstone under its path) leaves
+    // neighbours behind: their episode context is rewritten too.
+    let journal = path.kind() == crate::codec::RecordKind::Journal;
+    let mut neighbours = match journal {
+        true => match tx.query_row("SELECT rid FROM records WHERE path = ?1", [&path_s], |r| r.get(0)).optional()? {
+            Some(old) => super::episodes::around(tx, old)?,
+            None => Vec::new(),
+        },
+        false => Vec::new(),
+    };
     let rid: i64 = tx.query_row(
         "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty, text_hash, needs_vec, dirty_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, CASE WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END, CASE WHEN ?12 THEN unixepoch() END)
@@ -298,9 +309,13 @@ pub(crate) fn upsert_record(
     tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
     if let (false, Some(text)) = (tombstone, row.text) {
         tx.execute(
-            "INSERT INTO records_fts (rowid, key, themes, value) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO records_fts (rowid, key, themes, value, context) VALUES (?1, ?2, ?3, ?4, '')",
             params![rid, row.key.unwrap_or(""), row.themes, text],
         )?;
+    }
+    if journal || !neighbours.is_empty() {
+        neighbours.push(rid);
+        super::episodes::refresh(tx, &neighbours)?;
     }
     Ok(())
 }

@@ -55,15 +55,25 @@ impl Filter {
     }
 }
 
+/// `expr` restricted to a record's own words (not its neighbours' in `context`): for
+/// document frequencies, postings and coverage, which speak of what a record says.
+pub(crate) fn own(expr: &str) -> String {
+    format!("{{key themes value}} : ({expr})")
+}
+
 /// Every record matching the FTS5 expression `expr` within `filter`, with its BM25
-/// (key 3, themes 2, value 1; larger is better).
-pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter) -> Result<HashMap<i64, f64>> {
+/// (key 3, themes 2, value 1, the words of its episode's neighbours `context`, see
+/// [`super::episodes`]; larger is better).
+pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64) -> Result<HashMap<i64, f64>> {
+    // A weight is a number the caller chose, not text: written into the SQL, it keeps one
+    // cached statement per weight.
+    let context = if context.is_finite() { context.max(0.0) } else { 0.0 };
     let sql = if filter.is_open() {
-        "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts WHERE records_fts MATCH ?1".to_string()
+        format!("SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0, {context:.4}) FROM records_fts WHERE records_fts MATCH ?1")
     } else {
         let (cond, _) = filter.sql(2);
         format!(
-            "SELECT f.rowid, bm25(records_fts, 3.0, 2.0, 1.0) FROM records_fts f JOIN records r ON r.rid = f.rowid \
+            "SELECT f.rowid, bm25(records_fts, 3.0, 2.0, 1.0, {context:.4}) FROM records_fts f JOIN records r ON r.rid = f.rowid \
              WHERE records_fts MATCH ?1 AND r.deleted = 0{cond}"
         )
     };
@@ -134,16 +144,16 @@ pub(crate) fn docs(conn: &Connection) -> Result<u64> {
     Ok(conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64)
 }
 
-/// Records matching the FTS5 expression `expr`.
+/// Records whose own words match the FTS5 expression `expr`.
 pub(crate) fn doc_freq(conn: &Connection, expr: &str) -> Result<u64> {
     let mut stmt = conn.prepare_cached("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?1")?;
-    Ok(stmt.query_row([expr], |r| r.get::<_, i64>(0))? as u64)
+    Ok(stmt.query_row([own(expr)], |r| r.get::<_, i64>(0))? as u64)
 }
 
-/// Calls `f(rid)` for every record matching the FTS5 expression `expr`.
+/// Calls `f(rid)` for every record whose own words match the FTS5 expression `expr`.
 pub(crate) fn each_posting(conn: &Connection, expr: &str, mut f: impl FnMut(i64)) -> Result<()> {
     let mut stmt = conn.prepare_cached("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1")?;
-    for rid in stmt.query_map([expr], |r| r.get::<_, i64>(0))? {
+    for rid in stmt.query_map([own(expr)], |r| r.get::<_, i64>(0))? {
         f(rid?);
     }
     Ok(())
@@ -157,6 +167,8 @@ pub(crate) struct CandidateRow {
     pub ts: f64,
     /// Waiting for its vector (not yet embedded): its words stand in for its meaning.
     pub pending: bool,
+    /// A journal entry's neighbours in its episode, before and after ([`super::episodes`]).
+    pub neighbours: [Option<i64>; 2],
 }
 
 /// The live rows of `rids` (deleted ones are left out).
@@ -167,7 +179,7 @@ pub(crate) fn rows(conn: &Connection, rids: &[i64]) -> Result<Vec<(i64, Candidat
     for chunk in rids.chunks(500) {
         let list = chunk.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
         let sql = format!(
-            "SELECT rid, kind, path, payload, coalesce(ts, 0), needs_vec FROM records \
+            "SELECT rid, kind, path, payload, coalesce(ts, 0), needs_vec, ep_prev, ep_next FROM records \
              WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
         );
         let mut stmt = conn.prepare(&sql)?;
@@ -180,6 +192,7 @@ pub(crate) fn rows(conn: &Connection, rids: &[i64]) -> Result<Vec<(i64, Candidat
                     payload: r.get(3)?,
                     ts: r.get(4)?,
                     pending: r.get::<_, VecState>(5)? == VecState::Pending,
+                    neighbours: [r.get(6)?, r.get(7)?],
                 },
             ))
         })?;

@@ -222,7 +222,7 @@ pub(crate) fn journal_matching(conn: &Connection, expr: &str, limit: usize) -> R
         "SELECT r.rid, r.payload FROM records_fts f JOIN records r ON r.rid = f.rowid
          WHERE records_fts MATCH ?1 AND r.kind = ?2 AND r.deleted = 0 ORDER BY f.rank LIMIT ?3",
     )?;
-    decoded(&mut stmt, params![expr, RecordKind::Journal, limit as i64])
+    decoded(&mut stmt, params![super::fts::own(expr), RecordKind::Journal, limit as i64])
 }
 
 /// The UTC day of a record's time, as SQLite computes it.
@@ -241,7 +241,7 @@ pub(crate) fn journal_days(conn: &Connection, expr: Option<&str>) -> Result<u64>
                 "SELECT count(DISTINCT {DAY_SQL}) FROM records_fts f JOIN records r ON r.rid = f.rowid
                  WHERE records_fts MATCH ?1 AND r.kind = ?2 AND r.deleted = 0"
             ))?
-            .query_row(params![expr, RecordKind::Journal], |r| r.get(0))?,
+            .query_row(params![super::fts::own(expr), RecordKind::Journal], |r| r.get(0))?,
     };
     Ok(days.max(0) as u64)
 }

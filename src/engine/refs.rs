@@ -122,6 +122,8 @@ pub(crate) fn wipe_remnants(tx: &Transaction, engine: &Engine, path: &Path) -> R
 fn anonymize(tx: &Transaction, path: &str) -> Result<Option<i64>> {
     let rid: Option<i64> = tx.query_row("SELECT rid FROM records WHERE path = ?1", [path], |r| r.get(0)).optional()?;
     if let Some(rid) = rid {
+        // Its words must not live on in its neighbours' episode context.
+        let neighbours = super::episodes::around(tx, rid)?;
         tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
         tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
         tx.execute(
@@ -129,6 +131,7 @@ fn anonymize(tx: &Transaction, path: &str) -> Result<Option<i64>> {
                  payload = NULL, text_hash = NULL, needs_vec = ?2, dirty = 0 WHERE rid = ?1",
             params![rid, super::vectors::VecState::Current],
         )?;
+        super::episodes::refresh(tx, &neighbours)?;
     }
     Ok(rid)
 }

@@ -165,6 +165,41 @@ const MIGRATIONS: &[&str] = &[
     -- the event is settled for that relay, and a reconciliation does not send it again.
     ALTER TABLE acks ADD COLUMN refused TEXT;
     "#,
+    // 9: episodes in the full-text index (engine::episodes): a journal entry's row holds
+    // the text of its neighbours within an hour (3600 s: episodes::EPISODE_GAP), each
+    // on its own line, in a column of its own.
+    r#"
+    CREATE VIRTUAL TABLE records_fts_new USING fts5(key, themes, value, context, tokenize = 'porter unicode61 remove_diacritics 2');
+    INSERT INTO records_fts_new (rowid, key, themes, value, context) SELECT rowid, key, themes, value, '' FROM records_fts;
+    DROP TABLE records_fts;
+    ALTER TABLE records_fts_new RENAME TO records_fts;
+    WITH j AS (
+        SELECT rid, ts, json_extract(payload, '$.content') AS text FROM records
+        WHERE kind = 'journal' AND deleted = 0 AND payload IS NOT NULL
+    ), w AS (
+        SELECT rid, ts, text,
+               lag(ts) OVER o AS pts, lag(text) OVER o AS ptext,
+               lead(ts) OVER o AS nts, lead(text) OVER o AS ntext
+        FROM j WINDOW o AS (ORDER BY ts, rid)
+    )
+    UPDATE records_fts SET context = (
+        SELECT trim(CASE WHEN w.ts - w.pts <= 3600.0 THEN w.ptext ELSE '' END || char(10) ||
+                    CASE WHEN w.nts - w.ts <= 3600.0 THEN w.ntext ELSE '' END, char(10))
+        FROM w WHERE w.rid = records_fts.rowid
+    ) WHERE rowid IN (SELECT rid FROM j);
+    ALTER TABLE records ADD COLUMN ep_prev INTEGER;
+    ALTER TABLE records ADD COLUMN ep_next INTEGER;
+    WITH j AS (
+        SELECT rid, ts FROM records WHERE kind = 'journal' AND deleted = 0 AND payload IS NOT NULL
+    ), w AS (
+        SELECT rid, ts, lag(ts) OVER o AS pts, lag(rid) OVER o AS prid, lead(ts) OVER o AS nts, lead(rid) OVER o AS nrid
+        FROM j WINDOW o AS (ORDER BY ts, rid)
+    )
+    UPDATE records SET
+        ep_prev = (SELECT CASE WHEN w.ts - w.pts <= 3600.0 THEN w.prid END FROM w WHERE w.rid = records.rid),
+        ep_next = (SELECT CASE WHEN w.nts - w.ts <= 3600.0 THEN w.nrid END FROM w WHERE w.rid = records.rid)
+    WHERE rid IN (SELECT rid FROM j);
+    "#,
 ];
 
 /// The schema version this build writes.

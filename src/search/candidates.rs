@@ -285,7 +285,7 @@ pub(crate) fn candidates(
             .collect(),
     };
     let mut lexical_all = match &fts_expr {
-        Some(expr) => fts::bm25(conn, expr, &filter)?,
+        Some(expr) => fts::bm25(conn, expr, &filter, w.context)?,
         None => std::collections::HashMap::new(),
     };
     lexical_all.retain(|rid, _| !other_states.contains(rid));
@@ -337,9 +337,23 @@ pub(crate) fn candidates(
     // A record still waiting for its vector (beyond a search's embedding budget) is
     // matched by its words alone, as in a search without vectors: its meaning is unknown,
     // not absent, and must not sink it below embedded records that share no word.
-    let matching = |rid: i64, pending: bool, bm25: &BTreeMap<i64, f64>, cosine: &BTreeMap<i64, f64>| -> f64 {
+    // A journal entry's meaning in its episode: its cosine with a share of its neighbours'.
+    let dense = |rid: i64, row: &Row, cosine: &BTreeMap<i64, f64>| -> Option<f64> {
+        let own = cosine.get(&rid).copied()?;
+        if w.context_dense <= 0.0 || row.kind != RecordKind::Journal {
+            return Some(own);
+        }
+        let near: Vec<f64> = row.neighbours.iter().flatten().filter_map(|n| (ctx.cosine_of)(*n)).collect();
+        if near.is_empty() {
+            return Some(own);
+        }
+        let mean = near.iter().sum::<f64>() / near.len() as f64;
+        Some((1.0 - w.context_dense) * own + w.context_dense * mean)
+    };
+    let matching = |rid: i64, row: &Row, bm25: &BTreeMap<i64, f64>, cosine: &BTreeMap<i64, f64>| -> f64 {
+        let pending = row.pending;
         let lexical = if best_bm25 > 0.0 { bm25.get(&rid).copied().unwrap_or(0.0) / best_bm25 } else { 0.0 };
-        match cosine.get(&rid) {
+        match dense(rid, row, cosine).as_ref() {
             Some(cos) => w.lexical_share * lexical + (1.0 - w.lexical_share) * cos,
             None if has_query_vec && !pending => w.lexical_share * lexical,
             None => lexical,
@@ -351,7 +365,7 @@ pub(crate) fn candidates(
         let mut seeds: Vec<(f64, f64)> = rows
             .iter()
             .filter(|(_, r)| r.kind == RecordKind::Journal)
-            .map(|(rid, r)| (matching(*rid, r.pending, &bm25, &cosine), r.ts))
+            .map(|(rid, r)| (matching(*rid, r, &bm25, &cosine), r.ts))
             .collect();
         seeds.sort_by(|a, b| b.0.total_cmp(&a.0));
         let mut added = Vec::new();
@@ -370,7 +384,7 @@ pub(crate) fn candidates(
     let mut activation: BTreeMap<String, f64> = BTreeMap::new();
     if let Some(graph) = ctx.graph {
         let mut seeds: Vec<(String, f64)> =
-            rows.iter().map(|(rid, r)| (r.path.clone(), matching(*rid, r.pending, &bm25, &cosine))).collect();
+            rows.iter().map(|(rid, r)| (r.path.clone(), matching(*rid, r, &bm25, &cosine))).collect();
         seeds.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         seeds.truncate(w.graph_seeds);
         seeds.retain(|(p, m)| *m > 0.0 && graph.contains(p));
@@ -391,7 +405,7 @@ pub(crate) fn candidates(
     }
 
     let match_of: BTreeMap<i64, f64> =
-        rows.iter().map(|(rid, r)| (*rid, matching(*rid, r.pending, &bm25, &cosine))).collect();
+        rows.iter().map(|(rid, r)| (*rid, matching(*rid, r, &bm25, &cosine))).collect();
     let mut journal_times: Vec<(f64, f64)> =
         rows.iter().filter(|(_, r)| r.kind == RecordKind::Journal).map(|(rid, r)| (r.ts, match_of[rid])).collect();
     journal_times.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -191,6 +191,12 @@ pub struct Weights {
     /// 0) rather than its own. Off: on the dev workload its own values ranked as well or
     /// better once decayed memories stopped being hidden (docs/benchmarks.md).
     pub revived_neutral: bool,
+    /// BM25 weight of a journal entry's episode context, the words of the entries beside
+    /// it ([`crate::engine::fts`]'s `context` column); its own words weigh 1.
+    pub context: f64,
+    /// Share of a journal entry's cosine taken from its episode neighbours' (the mean of
+    /// theirs), in `matching`; its own has the rest. The strength stays its own cosine.
+    pub context_dense: f64,
 }
 
 impl Default for Weights {
@@ -221,6 +227,8 @@ impl Default for Weights {
             bridge: 0.3,
             bridge_seeds: 3,
             revived_neutral: false,
+            context: 0.2,
+            context_dense: 0.0,
         }
     }
 }

@@ -1,0 +1,93 @@
+//! Episodes in the full-text index: each journal entry's row carries, in a column of its
+//! own (`context`), the text of the entries beside it in its episode. An episode is a
+//! run of journal entries each written within [`EPISODE_GAP`] of the one before (a
+//! session of notes, a conversation's turns).
+//!
+//! Why: an answer often sits in a reply whose own words do not name the subject ("Yes,
+//! last Tuesday, with my sister") while the turn before does; and a note written right
+//! after another speaks of the same thing. Searching the neighbours' words at a small
+//! weight (`search::Weights::context`, 0.2 by default) finds such entries; their own words still count most
+//! (docs/locomo-research.md, rows B6 and F1: the column is worth +0.03 R@10 there).
+//!
+//! The column is kept true on every change: writing, moving, forgetting or purging an
+//! entry rewrites its neighbours' rows, so a purged entry's words do not live on beside
+//! it. Only the search's ranking reads the column: document frequencies, postings and the
+//! journal's own matches read the record's own words (`fts::OWN_COLUMNS`).
+
+use rusqlite::{params, OptionalExtension, Transaction};
+
+use crate::codec::RecordKind;
+use crate::error::Result;
+
+/// Entries at most this far apart (seconds) are neighbours in one episode.
+pub const EPISODE_GAP: f64 = 3_600.0;
+
+/// The live journal entries just before and just after the entry `rid` at `ts`, within
+/// [`EPISODE_GAP`] of it (ties of time are ordered by rid, the order of arrival).
+fn neighbours(tx: &Transaction, rid: i64, ts: f64) -> Result<[Option<i64>; 2]> {
+    let before = tx
+        .prepare_cached(
+            "SELECT rid FROM records WHERE kind = ?1 AND deleted = 0 AND payload IS NOT NULL
+               AND ts >= ?3 - ?4 AND (ts < ?3 OR (ts = ?3 AND rid < ?2))
+             ORDER BY ts DESC, rid DESC LIMIT 1",
+        )?
+        .query_row(params![RecordKind::Journal, rid, ts, EPISODE_GAP], |r| r.get(0))
+        .optional()?;
+    let after = tx
+        .prepare_cached(
+            "SELECT rid FROM records WHERE kind = ?1 AND deleted = 0 AND payload IS NOT NULL
+               AND ts <= ?3 + ?4 AND (ts > ?3 OR (ts = ?3 AND rid > ?2))
+             ORDER BY ts, rid LIMIT 1",
+        )?
+        .query_row(params![RecordKind::Journal, rid, ts, EPISODE_GAP], |r| r.get(0))
+        .optional()?;
+    Ok([before, after])
+}
+
+/// A live journal entry's time and text.
+fn entry(tx: &Transaction, rid: i64) -> Result<Option<(f64, String)>> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT ts, json_extract(payload, '$.content') FROM records
+             WHERE rid = ?1 AND kind = ?2 AND deleted = 0 AND payload IS NOT NULL",
+        )?
+        .query_row(params![rid, RecordKind::Journal], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}
+
+/// The neighbours of a journal entry that is about to change or go (its time or text, a
+/// deletion, a purge): their rows are rewritten by [`refresh`] once it has.
+pub(crate) fn around(tx: &Transaction, rid: i64) -> Result<Vec<i64>> {
+    Ok(match entry(tx, rid)? {
+        Some((ts, _)) => neighbours(tx, rid, ts)?.into_iter().flatten().collect(),
+        None => Vec::new(),
+    })
+}
+
+/// Rewrites the `context` of each journal entry in `rids` from its neighbours as they
+/// are now, and of the neighbours of each that is live (they are its neighbours' too);
+/// the neighbours' rids are kept on the records (`ep_prev`, `ep_next`) for the search.
+pub(crate) fn refresh(tx: &Transaction, rids: &[i64]) -> Result<()> {
+    let mut todo: Vec<i64> = Vec::new();
+    for rid in rids {
+        todo.push(*rid);
+        todo.extend(around(tx, *rid)?);
+    }
+    todo.sort_unstable();
+    todo.dedup();
+    for rid in todo {
+        let Some((ts, _)) = entry(tx, rid)? else { continue };
+        let near = neighbours(tx, rid, ts)?;
+        let mut context = Vec::new();
+        for n in near.into_iter().flatten() {
+            if let Some((_, text)) = entry(tx, n)? {
+                context.push(text);
+            }
+        }
+        tx.prepare_cached("UPDATE records_fts SET context = ?2 WHERE rowid = ?1")?
+            .execute(params![rid, context.join("\n")])?;
+        tx.prepare_cached("UPDATE records SET ep_prev = ?2, ep_next = ?3 WHERE rid = ?1")?
+            .execute(params![rid, near[0], near[1]])?;
+    }
+    Ok(())
+}
