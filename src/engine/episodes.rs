@@ -6,13 +6,16 @@
 //! Why: an answer often sits in a reply whose own words do not name the subject ("Yes,
 //! last Tuesday, with my sister") while the turn before does; and a note written right
 //! after another speaks of the same thing. Searching the neighbours' words at a small
-//! weight (`search::Weights::context`, 0.2 by default) finds such entries; their own words still count most
-//! (docs/locomo-research.md, rows B6 and F1: the column is worth +0.03 R@10 there).
+//! weight (`search::Weights::context`, 0.2 by default) finds such entries; their own
+//! words still count most (docs/benchmarks.md, "Contextual episodes").
 //!
 //! The column is kept true on every change: writing, moving, forgetting or purging an
 //! entry rewrites its neighbours' rows, so a purged entry's words do not live on beside
 //! it. Only the search's ranking reads the column: document frequencies, postings and the
-//! journal's own matches read the record's own words (`fts::OWN_COLUMNS`).
+//! journal's own matches read the record's own words ([`super::fts::own`]). (FTS5's BM25
+//! counts a word's documents over every column, so the column shifts the ranking's term
+//! weights a little too.) The meaning of the neighbours (their vectors' share in an
+//! entry's cosine) was measured and left out: it lost on LoCoMo (docs/benchmarks.md).
 
 use rusqlite::{params, OptionalExtension, Transaction};
 
@@ -65,8 +68,7 @@ pub(crate) fn around(tx: &Transaction, rid: i64) -> Result<Vec<i64>> {
 }
 
 /// Rewrites the `context` of each journal entry in `rids` from its neighbours as they
-/// are now, and of the neighbours of each that is live (they are its neighbours' too);
-/// the neighbours' rids are kept on the records (`ep_prev`, `ep_next`) for the search.
+/// are now, and of the neighbours of each that is live (they are its neighbours' too).
 pub(crate) fn refresh(tx: &Transaction, rids: &[i64]) -> Result<()> {
     let mut todo: Vec<i64> = Vec::new();
     for rid in rids {
@@ -77,17 +79,14 @@ pub(crate) fn refresh(tx: &Transaction, rids: &[i64]) -> Result<()> {
     todo.dedup();
     for rid in todo {
         let Some((ts, _)) = entry(tx, rid)? else { continue };
-        let near = neighbours(tx, rid, ts)?;
         let mut context = Vec::new();
-        for n in near.into_iter().flatten() {
+        for n in neighbours(tx, rid, ts)?.into_iter().flatten() {
             if let Some((_, text)) = entry(tx, n)? {
                 context.push(text);
             }
         }
         tx.prepare_cached("UPDATE records_fts SET context = ?2 WHERE rowid = ?1")?
             .execute(params![rid, context.join("\n")])?;
-        tx.prepare_cached("UPDATE records SET ep_prev = ?2, ep_next = ?3 WHERE rid = ?1")?
-            .execute(params![rid, near[0], near[1]])?;
     }
     Ok(())
 }

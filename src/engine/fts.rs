@@ -69,7 +69,9 @@ pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64)
     // cached statement per weight.
     let context = if context.is_finite() { context.max(0.0) } else { 0.0 };
     let sql = if filter.is_open() {
-        format!("SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0, {context:.4}) FROM records_fts WHERE records_fts MATCH ?1")
+        format!(
+            "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0, {context:.4}) FROM records_fts WHERE records_fts MATCH ?1"
+        )
     } else {
         let (cond, _) = filter.sql(2);
         format!(
@@ -167,8 +169,6 @@ pub(crate) struct CandidateRow {
     pub ts: f64,
     /// Waiting for its vector (not yet embedded): its words stand in for its meaning.
     pub pending: bool,
-    /// A journal entry's neighbours in its episode, before and after ([`super::episodes`]).
-    pub neighbours: [Option<i64>; 2],
 }
 
 /// The live rows of `rids` (deleted ones are left out).
@@ -179,7 +179,7 @@ pub(crate) fn rows(conn: &Connection, rids: &[i64]) -> Result<Vec<(i64, Candidat
     for chunk in rids.chunks(500) {
         let list = chunk.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
         let sql = format!(
-            "SELECT rid, kind, path, payload, coalesce(ts, 0), needs_vec, ep_prev, ep_next FROM records \
+            "SELECT rid, kind, path, payload, coalesce(ts, 0), needs_vec FROM records \
              WHERE rid IN ({list}) AND deleted = 0 AND payload IS NOT NULL"
         );
         let mut stmt = conn.prepare(&sql)?;
@@ -192,7 +192,6 @@ pub(crate) fn rows(conn: &Connection, rids: &[i64]) -> Result<Vec<(i64, Candidat
                     payload: r.get(3)?,
                     ts: r.get(4)?,
                     pending: r.get::<_, VecState>(5)? == VecState::Pending,
-                    neighbours: [r.get(6)?, r.get(7)?],
                 },
             ))
         })?;

@@ -187,18 +187,6 @@ const MIGRATIONS: &[&str] = &[
                     CASE WHEN w.nts - w.ts <= 3600.0 THEN w.ntext ELSE '' END, char(10))
         FROM w WHERE w.rid = records_fts.rowid
     ) WHERE rowid IN (SELECT rid FROM j);
-    ALTER TABLE records ADD COLUMN ep_prev INTEGER;
-    ALTER TABLE records ADD COLUMN ep_next INTEGER;
-    WITH j AS (
-        SELECT rid, ts FROM records WHERE kind = 'journal' AND deleted = 0 AND payload IS NOT NULL
-    ), w AS (
-        SELECT rid, ts, lag(ts) OVER o AS pts, lag(rid) OVER o AS prid, lead(ts) OVER o AS nts, lead(rid) OVER o AS nrid
-        FROM j WINDOW o AS (ORDER BY ts, rid)
-    )
-    UPDATE records SET
-        ep_prev = (SELECT CASE WHEN w.ts - w.pts <= 3600.0 THEN w.prid END FROM w WHERE w.rid = records.rid),
-        ep_next = (SELECT CASE WHEN w.nts - w.ts <= 3600.0 THEN w.nrid END FROM w WHERE w.rid = records.rid)
-    WHERE rid IN (SELECT rid FROM j);
     "#,
 ];
 

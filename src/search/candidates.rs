@@ -337,23 +337,10 @@ pub(crate) fn candidates(
     // A record still waiting for its vector (beyond a search's embedding budget) is
     // matched by its words alone, as in a search without vectors: its meaning is unknown,
     // not absent, and must not sink it below embedded records that share no word.
-    // A journal entry's meaning in its episode: its cosine with a share of its neighbours'.
-    let dense = |rid: i64, row: &Row, cosine: &BTreeMap<i64, f64>| -> Option<f64> {
-        let own = cosine.get(&rid).copied()?;
-        if w.context_dense <= 0.0 || row.kind != RecordKind::Journal {
-            return Some(own);
-        }
-        let near: Vec<f64> = row.neighbours.iter().flatten().filter_map(|n| (ctx.cosine_of)(*n)).collect();
-        if near.is_empty() {
-            return Some(own);
-        }
-        let mean = near.iter().sum::<f64>() / near.len() as f64;
-        Some((1.0 - w.context_dense) * own + w.context_dense * mean)
-    };
     let matching = |rid: i64, row: &Row, bm25: &BTreeMap<i64, f64>, cosine: &BTreeMap<i64, f64>| -> f64 {
         let pending = row.pending;
         let lexical = if best_bm25 > 0.0 { bm25.get(&rid).copied().unwrap_or(0.0) / best_bm25 } else { 0.0 };
-        match dense(rid, row, cosine).as_ref() {
+        match cosine.get(&rid) {
             Some(cos) => w.lexical_share * lexical + (1.0 - w.lexical_share) * cos,
             None if has_query_vec && !pending => w.lexical_share * lexical,
             None => lexical,
@@ -404,8 +391,7 @@ pub(crate) fn candidates(
         }
     }
 
-    let match_of: BTreeMap<i64, f64> =
-        rows.iter().map(|(rid, r)| (*rid, matching(*rid, r, &bm25, &cosine))).collect();
+    let match_of: BTreeMap<i64, f64> = rows.iter().map(|(rid, r)| (*rid, matching(*rid, r, &bm25, &cosine))).collect();
     let mut journal_times: Vec<(f64, f64)> =
         rows.iter().filter(|(_, r)| r.kind == RecordKind::Journal).map(|(rid, r)| (r.ts, match_of[rid])).collect();
     journal_times.sort_by(|a, b| a.0.total_cmp(&b.0));

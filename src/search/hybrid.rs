@@ -194,9 +194,6 @@ pub struct Weights {
     /// BM25 weight of a journal entry's episode context, the words of the entries beside
     /// it ([`crate::engine::fts`]'s `context` column); its own words weigh 1.
     pub context: f64,
-    /// Share of a journal entry's cosine taken from its episode neighbours' (the mean of
-    /// theirs), in `matching`; its own has the rest. The strength stays its own cosine.
-    pub context_dense: f64,
 }
 
 impl Default for Weights {
@@ -228,7 +225,6 @@ impl Default for Weights {
             bridge_seeds: 3,
             revived_neutral: false,
             context: 0.2,
-            context_dense: 0.0,
         }
     }
 }
