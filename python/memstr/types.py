@@ -61,6 +61,7 @@ class PersonaMemory:
     created_at: float
     pinned: bool = False
     importance: Optional[float] = None
+    archived_at: Optional[float] = None
     current_relevance: Optional[float] = None
     live_state: Optional[str] = None
 
@@ -92,6 +93,7 @@ class PersonaMemory:
             created_at=d["created_at"],
             pinned=bool(life.get("pinned", False)),
             importance=life.get("importance"),
+            archived_at=life.get("archived_at"),
             current_relevance=d.get("current_relevance"),
             live_state=d.get("live_state"),
         )

@@ -123,6 +123,8 @@ fn open<'py>(
     d_tag_mode: Option<String>,
     model: &str,
 ) -> PyResult<Bound<'py, PyAny>> {
+    // Wiped when dropped (the Python str it came from is the caller's to keep or drop).
+    let secret = zeroize::Zeroizing::new(secret);
     let identity = Identity::from_secret(&secret).map_err(to_py)?;
     drop(secret);
     let mode = match d_tag_mode.as_deref() {
@@ -178,6 +180,7 @@ fn data_dir() -> Option<PathBuf> {
 /// The public key (hex) of a secret key (nsec or hex), checked the way `open` checks it.
 #[pyfunction]
 fn public_key_of(secret: String) -> PyResult<String> {
+    let secret = zeroize::Zeroizing::new(secret);
     Ok(Identity::from_secret(&secret).map_err(to_py)?.public_key().to_hex())
 }
 

@@ -34,6 +34,7 @@ async def test_two_stores_sync_through_a_relay(tmp_path, relay):
         await a.sync()
         assert await a.recall("favorite-editor") is None
         [m] = await a.persona_recall(key="alice-dark-mode", count_access=False)
+        assert m.archived_at is not None
         assert [r["url"] for r in await a.relays()] == [report.url]
     finally:
         await a.close()

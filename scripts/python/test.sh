@@ -5,7 +5,7 @@
 #      nostr-rs-relay (relay-fixtures/run-relay.sh; the published client from
 #      scripts/interop/setup.sh);
 #   2. the sense-memory 0.3.1 sdist's own tests, unchanged, against memstr.compat (only
-#      the import redirected: python/tests/sdist/conftest.py).
+#      the import redirected: python/sdist/conftest.py).
 # Prints each suite's count and, last, the sum as "python: N passed, N failed"; writes the
 # sum to $1 when given ("PASSED FAILED"). Exits non-zero when a test failed.
 set -euo pipefail
@@ -13,6 +13,8 @@ cd "$(dirname "$0")/../.."
 
 cache="${MEMSTR_CACHE_DIR:-$HOME/.cache/memstr}"
 py="$(bash scripts/python/setup.sh)"
+# maturin's build backend runs the `maturin` of PATH: the venv's pinned one.
+export PATH="$(dirname "$py"):$PATH"
 
 echo "building and installing the wheel (pip install ./python)"
 start=$SECONDS
@@ -39,7 +41,7 @@ if [ ! -f "$sdist" ]; then
         sense-memory==0.3.1 -d "$cache/sdist"
 fi
 tar -xzf "$sdist" -C "$scratch"
-cp python/tests/sdist/conftest.py "$scratch/sense_memory-0.3.1/conftest.py"
+cp python/sdist/conftest.py "$scratch/sense_memory-0.3.1/conftest.py"
 (cd "$scratch/sense_memory-0.3.1" && "$py" -m pytest -q -p no:cacheprovider tests) 2>&1 | tee "$log" || status=1
 read -r sdist_passed sdist_failed < <(count "$log")
 
