@@ -17,6 +17,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,7 +43,9 @@ def memories(n: int):
         who = rng.choice(PEOPLE)
         verb, objects = rng.choice(TOPICS)
         what = rng.choice(objects)
-        yield f"m{i:05d}", f"{who} {verb} {what} {rng.choice(WHEN)} (note {i})", [who.lower(), verb.split()[0]]
+        # No themes: thousands of memories sharing two themes would make the consolidation
+        # cycle link every pair of them, which is not what a store of 10k memories looks like.
+        yield f"m{i:05d}", f"{who} {verb} {what} {rng.choice(WHEN)} (note {i})"
 
 
 async def build(path: Path, n: int) -> None:
@@ -50,8 +53,8 @@ async def build(path: Path, n: int) -> None:
 
     start = time.perf_counter()
     store = await memstr.MemoryStore.open(path, SECRET, model="required")
-    for key, value, themes in memories(n):
-        await store.persona_remember("people", "facts", key, value, themes=themes)
+    for key, value in memories(n):
+        await store.persona_remember("people", "facts", key, value)
     wrote = time.perf_counter() - start
     report = await store.embed_pending()
     await store.close()
@@ -86,9 +89,14 @@ def main() -> None:
 
     cache = Path(os.environ.get("MEMSTR_CACHE_DIR", Path.home() / ".cache" / "memstr"))
     path = args.store or cache / "bench" / f"python-{args.memories}.db"
-    if not path.exists():
+    built = path.with_name(path.name + ".built")
+    if args.store is None and not built.exists():
+        # A build cut short leaves a partial store: start again from nothing.
+        for stale in path.parent.glob(path.name + "*"):
+            shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
         path.parent.mkdir(parents=True, exist_ok=True)
         asyncio.run(build(path, args.memories))
+        built.touch()
 
     # A fresh interpreter per run: the import and the model load are what a new agent pays.
     subprocess.run([sys.executable, "-c", "import memstr"], check=True)  # compile the .pyc files once
