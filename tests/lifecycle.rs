@@ -948,6 +948,106 @@ async fn consolidation_strengthens_co_retrieved_memories_and_links_similar_ones(
     assert!(!r.changed(), "{r:?}");
 }
 
+/// TEST DOUBLE: an embedder that gives every text nearly the same vector (one shared
+/// direction, nudged by a hash of the text), so every pair of memories is alike.
+#[cfg(feature = "vectors")]
+struct NearlyTheSame;
+
+#[cfg(feature = "vectors")]
+impl memstr::index::Embedder for NearlyTheSame {
+    fn model_id(&self) -> &str {
+        "nearly-the-same"
+    }
+    fn dims(&self) -> usize {
+        8
+    }
+    fn embed(&self, texts: &[&str]) -> memstr::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let h = t.bytes().fold(1469598103934665603u64, |h, b| (h ^ b as u64).wrapping_mul(1099511628211));
+                let v: Vec<f32> = (0..8).map(|i| 1.0 + 0.02 * (((h >> (i * 8)) & 0xff) as f32 / 255.0)).collect();
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+                v.iter().map(|x| x / n).collect()
+            })
+            .collect())
+    }
+}
+
+/// Semantic links per memory, from the graph.
+async fn semantic_links(store: &MemoryStore, keys: &[String]) -> Vec<usize> {
+    let mut out = Vec::new();
+    for k in keys {
+        let n = store.graph_neighbours(&format!("people/facts/{k}")).await.unwrap();
+        out.push(n.iter().filter(|x| x.edge == "semantic").count());
+    }
+    out
+}
+
+/// A store of thousands of near-identical memories (templated lines, and an embedder that
+/// puts them all at cosine > 0.99: every pair passes the link threshold) used to keep the
+/// cycle, and `close()` waiting on it, busy for many minutes learning millions of links.
+/// Each memory now gets at most `link_max_per_memory` links a cycle, and the cycle is quick.
+#[cfg(feature = "vectors")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn consolidation_of_near_identical_memories_is_bounded() {
+    const N: usize = 2_500;
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let options = StoreOptions::default().clock(clock.clone()).lifecycle(quiet()).embedder(Arc::new(NearlyTheSame));
+    let store = MemoryStore::open(dir.path().join("memstr.db"), test_identity(), options).await.unwrap();
+    let keys: Vec<String> = (0..N).map(|i| format!("m{i:05}")).collect();
+    for (i, k) in keys.iter().enumerate() {
+        let value = format!("Alice prefers green tea on weekends (note {i})");
+        store.persona_remember(input(&format!("people/facts/{k}"), &value)).await.unwrap();
+    }
+    store.index_pending().await.unwrap();
+    let cap = LifecycleOptions::default().link_max_per_memory;
+    assert_eq!(cap, memstr::lifecycle::LINK_MAX_PER_MEMORY);
+    let started = std::time::Instant::now();
+    let r = store.consolidate().await.unwrap();
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(60), "one cycle took {took:?}");
+    assert!(r.linked > 0 && r.linked <= N * cap / 2, "{r:?}");
+    let links = semantic_links(&store, &keys).await;
+    assert!(links.iter().all(|&n| n <= cap), "max {:?} links for one memory", links.iter().max());
+    // Near-identical memories all find their share: nearly every memory is linked to the cap.
+    // (2,385 of 2,500 at the cap, none under 9, when written.)
+    assert!(links.iter().all(|&n| n > 0), "every memory is linked");
+    assert!(links.iter().filter(|&&n| n == cap).count() >= N * 9 / 10, "{:?}", &links[..20]);
+    // Found again the next cycle: nothing changes, the bound holds.
+    let again = store.consolidate().await.unwrap();
+    assert!(!again.changed(), "{again:?}");
+    // A further write and close(): the cycle close() waits for is bounded too.
+    store.persona_remember(input("people/facts/late", "Alice prefers green tea on weekends (late)")).await.unwrap();
+    let started = std::time::Instant::now();
+    store.consolidate().await.unwrap();
+    assert_eq!(semantic_links(&store, &["late".to_string()]).await, [cap]);
+    store.close().await.unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(60));
+}
+
+/// The same without a model: word overlap links every pair of templated lines.
+#[tokio::test]
+async fn consolidation_of_near_identical_memories_without_a_model_is_bounded() {
+    const N: usize = 1_000;
+    let dir = tempfile::tempdir().unwrap();
+    let (store, _) = open_quiet(dir.path(), T0).await;
+    let keys: Vec<String> = (0..N).map(|i| format!("m{i:05}")).collect();
+    for (i, k) in keys.iter().enumerate() {
+        let value = format!("Alice prefers green tea on weekends at home (note {i})");
+        store.persona_remember(input(&format!("people/facts/{k}"), &value)).await.unwrap();
+    }
+    let started = std::time::Instant::now();
+    let r = store.consolidate().await.unwrap();
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "{:?}", started.elapsed());
+    let cap = LifecycleOptions::default().link_max_per_memory;
+    assert!(r.linked > 0, "{r:?}");
+    let links = semantic_links(&store, &keys).await;
+    assert!(links.iter().all(|&n| n <= cap), "max {:?}", links.iter().max());
+    store.close().await.unwrap();
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Journal(usize),

@@ -70,8 +70,21 @@ pub fn default_model_dir() -> PathBuf {
 
 pub use crate::codec::{from_blob, to_blob};
 
-/// Dot product of two vectors (their cosine, for unit vectors), in f64.
+/// Dot product of two vectors (their cosine, for unit vectors), in f64. Eight running
+/// sums rather than one, so the compiler can vectorise it: consolidation compares every
+/// pair of persona memories with it (50 million pairs at 10,000 memories).
 #[cfg_attr(not(feature = "vectors"), allow(dead_code))]
 pub(crate) fn dot(a: &[f32], b: &[f32]) -> f64 {
-    a.iter().zip(b).map(|(x, y)| (x * y) as f64).sum()
+    const LANES: usize = 8;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut acc = [0f64; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let tail: f64 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| (x * y) as f64).sum();
+    for (x, y) in ca.zip(cb) {
+        for i in 0..LANES {
+            acc[i] += (x[i] * y[i]) as f64;
+        }
+    }
+    acc.iter().sum::<f64>() + tail
 }

@@ -6,14 +6,14 @@
 //! since the last cycle (new journal entries, co-retrievals, whole days elapsed), so a
 //! second run with nothing new in between changes nothing.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use rusqlite::{Connection, Transaction};
 use serde::Serialize;
 
-use super::gate::lexical_similarity;
+use super::gate::{content_words, lexical_similarity};
 use super::graph::{self, EdgeKind, StoredEdge};
 use super::introspect::IntrospectOptions;
 use super::persona::{prune, PruneReport};
@@ -297,24 +297,29 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
                 report.edges_pruned += graph::decay_and_prune(&mut edges, factor, graph::PRUNE_BELOW);
             }
             meta_set(tx, "edges_decayed_day", &today.max(last).to_string())?;
+            // Looked up, not scanned: a cycle may find a link for every memory many times over.
+            let known: HashMap<(&str, &str), &StoredEdge> = before
+                .iter()
+                .filter(|e| e.kind == EdgeKind::Semantic)
+                .map(|e| ((e.a.as_str(), e.b.as_str()), e))
+                .collect();
+            let mut found = Vec::with_capacity(similar.len());
             for (a, b, sim) in &similar {
                 // A link dates from its discovery; found again, it keeps that date and is
                 // restored to its similarity (only links no longer found fade out).
-                let known = before.iter().find(|e| e.kind == EdgeKind::Semantic && e.a == *a && e.b == *b);
+                let known = known.get(&(a.as_str(), b.as_str()));
                 let created_at = known.map_or(now, |e| e.created_at);
                 if known.map(|e| e.weight) != Some(*sim) {
                     report.linked += 1;
                 }
-                let edge =
-                    StoredEdge { a: a.clone(), b: b.clone(), kind: EdgeKind::Semantic, weight: *sim, created_at };
-                graph::upsert(&mut edges, edge);
+                found.push(StoredEdge { a: a.clone(), b: b.clone(), kind: EdgeKind::Semantic, weight: *sim, created_at });
             }
-            for ((a, b), n) in &coactive {
-                if live.contains(a) && live.contains(b) {
-                    graph::strengthen(&mut edges, a, b, COACTIVATION_STEP * *n as f64, now);
-                    report.strengthened += 1;
-                }
-            }
+            graph::upsert_many(&mut edges, found);
+            let co = coactive
+                .iter()
+                .filter(|((a, b), _)| live.contains(a) && live.contains(b))
+                .map(|((a, b), n)| (a.as_str(), b.as_str(), COACTIVATION_STEP * *n as f64));
+            report.strengthened += graph::strengthen_many(&mut edges, co, now);
             edges.sort_by(|x, y| (&x.a, &x.b, x.kind.as_str()).cmp(&(&y.a, &y.b, y.kind.as_str())));
             if edges != before {
                 save_edges(tx, &edges)?;
@@ -326,53 +331,166 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
         .await
 }
 
-/// Themes two memories share (trimmed, case folded).
-fn shared_themes(a: &PersonaMemory, b: &PersonaMemory) -> usize {
-    let norm = |m: &PersonaMemory| -> BTreeSet<String> {
-        m.themes.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()).collect()
-    };
-    norm(a).intersection(&norm(b)).count()
+/// Distinct ids of `words` (numbered in `ids` as first met), sorted: sets compared by merging.
+fn word_ids(words: impl IntoIterator<Item = String>, ids: &mut HashMap<String, u32>) -> Vec<u32> {
+    let mut out: Vec<u32> = words
+        .into_iter()
+        .map(|w| {
+            let next = ids.len() as u32;
+            *ids.entry(w).or_insert(next)
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// How many ids two sorted sets share.
+fn shared(a: &[u32], b: &[u32]) -> usize {
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    n
+}
+
+/// A pair's similarity in thousandths (what is stored, [`round3`]), then a hash of its two
+/// paths (ties), then the other memory's index: larger first. A total order, so the links
+/// kept do not depend on the order pairs are met in; and memories that are all equally
+/// alike spread their links by the hash, rather than all naming the same few (which would
+/// fill those few and leave the rest with none).
+type Rank = (i64, u64, std::cmp::Reverse<usize>);
+
+/// Candidates kept per memory, as a multiple of the links it may get: when its best are
+/// taken by others (full), the next are there.
+const CANDIDATES_PER_LINK: usize = 4;
+
+/// FNV-1a, then a SplitMix64 finaliser: a fixed hash (not the process's random one), so
+/// every run and device picks the same links.
+fn fixed_hash(bytes: &[u8]) -> u64 {
+    mix(bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)))
+}
+
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 /// Similar persona pairs `(a, b, similarity)` with `a < b`: cosine of their embeddings,
 /// or word overlap without a model; pairs sharing introspection's number of themes are
-/// in at the link floor.
+/// in at the link floor. At most `link_max_per_memory` pairs per memory, the most similar:
+/// each memory's best candidates (`CANDIDATES_PER_LINK` per link), then taken strongest
+/// first while both memories have room (ties as [`Rank`]). Without the bound, memories that all say nearly the same
+/// thing would be linked pair by pair, millions of links at 10,000 memories.
 async fn similar_inputs(
     engine: &Arc<Engine>,
     life: &Arc<Lifecycle>,
     vectors_on: bool,
 ) -> Result<Vec<(String, String, f64)>> {
     let link = life.options.link_similarity;
+    let cap = life.options.link_max_per_memory;
     engine
         .read(move |conn, _| {
-            // Persona memories: few (thousands at most), so every pair is compared.
-            let persona = records::all_persona(conn)?;
-            let vecs: BTreeMap<i64, Vec<f32>> = if vectors_on {
-                records::persona_vectors(conn, None)?.into_iter().map(|(rid, _, v)| (rid, v)).collect()
-            } else {
-                BTreeMap::new()
-            };
+            if cap == 0 {
+                return Ok(Vec::new());
+            }
+            // Persona memories: every pair is compared (50 million pairs at 10,000, a few
+            // seconds); each memory's words, themes and path are worked out once.
             let path_of = |m: &PersonaMemory| {
                 crate::codec::Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }
                     .to_d()
             };
-            let mut similar = Vec::new();
-            for (i, (ra, ma)) in persona.iter().enumerate() {
-                for (rb, mb) in &persona[i + 1..] {
-                    let sim = match (vecs.get(ra), vecs.get(rb)) {
+            let mut persona: Vec<(String, i64, PersonaMemory)> =
+                records::all_persona(conn)?.into_iter().map(|(rid, m)| (path_of(&m), rid, m)).collect();
+            persona.sort_by(|x, y| x.0.cmp(&y.0));
+            let mut vecs: BTreeMap<i64, Vec<f32>> = if vectors_on {
+                records::persona_vectors(conn, None)?.into_iter().map(|(rid, _, v)| (rid, v)).collect()
+            } else {
+                BTreeMap::new()
+            };
+            let vectors: Vec<Option<Vec<f32>>> = persona.iter().map(|(_, rid, _)| vecs.remove(rid)).collect();
+            let mut ids = HashMap::new();
+            let words: Vec<Vec<u32>> = if vectors_on {
+                Vec::new()
+            } else {
+                persona.iter().map(|(_, _, m)| word_ids(content_words(&m.value), &mut ids)).collect()
+            };
+            let themes: Vec<Vec<u32>> = persona
+                .iter()
+                .map(|(_, _, m)| {
+                    word_ids(m.themes.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()), &mut ids)
+                })
+                .collect();
+            let min_themes = IntrospectOptions::default().shared_themes;
+            let hashes: Vec<u64> = persona.iter().map(|(path, _, _)| fixed_hash(path.as_bytes())).collect();
+            // Each memory's best candidates: a min-heap, its weakest on top.
+            let keep = cap.saturating_mul(CANDIDATES_PER_LINK);
+            let mut best: Vec<BinaryHeap<std::cmp::Reverse<Rank>>> = vec![BinaryHeap::new(); persona.len()];
+            let offer = |heap: &mut BinaryHeap<std::cmp::Reverse<Rank>>, rank: Rank| {
+                if heap.len() < keep {
+                    heap.push(std::cmp::Reverse(rank));
+                } else if heap.peek().is_some_and(|w| w.0 < rank) {
+                    heap.pop();
+                    heap.push(std::cmp::Reverse(rank));
+                }
+            };
+            for i in 0..persona.len() {
+                for j in i + 1..persona.len() {
+                    let sim = match (&vectors[i], &vectors[j]) {
                         (Some(x), Some(y)) => crate::index::dot(x, y),
                         _ if vectors_on => continue,
-                        _ => lexical_similarity(&ma.value, &mb.value),
+                        _ => {
+                            // `lexical_similarity`, on the words found once per memory.
+                            let (a, b) = (&words[i], &words[j]);
+                            if a.is_empty() || b.is_empty() {
+                                0.0
+                            } else {
+                                shared(a, b) as f64 / ((a.len() * b.len()) as f64).sqrt()
+                            }
+                        }
                     };
                     // What introspection suggests linking is linked: pairs sharing enough
                     // themes, at the link floor when their similarity is lower.
-                    let themed = shared_themes(ma, mb) >= IntrospectOptions::default().shared_themes;
+                    let themed = !themes[i].is_empty() && shared(&themes[i], &themes[j]) >= min_themes;
                     let sim = if themed { sim.max(link) } else { sim };
                     if sim >= link {
-                        let (a, b) = (path_of(ma), path_of(mb));
-                        let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                        similar.push((a, b, round3(sim)));
+                        let milli = (round3(sim) * 1000.0).round() as i64;
+                        let tie = mix(hashes[i] ^ mix(hashes[j]));
+                        offer(&mut best[i], (milli, tie, std::cmp::Reverse(j)));
+                        offer(&mut best[j], (milli, tie, std::cmp::Reverse(i)));
                     }
+                }
+            }
+            let mut candidates: Vec<(i64, u64, usize, usize)> = best
+                .into_iter()
+                .enumerate()
+                .flat_map(|(i, heap)| {
+                    heap.into_iter().map(move |std::cmp::Reverse((milli, tie, std::cmp::Reverse(j)))| {
+                        (milli, tie, i.min(j), i.max(j))
+                    })
+                })
+                .collect();
+            // Strongest first, ties by the hash, then by path.
+            candidates.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)).then(x.3.cmp(&y.3)));
+            candidates.dedup();
+            let mut degree = vec![0usize; persona.len()];
+            let mut similar = Vec::new();
+            for (milli, _, i, j) in candidates {
+                if degree[i] < cap && degree[j] < cap {
+                    degree[i] += 1;
+                    degree[j] += 1;
+                    let (a, b) = (persona[i].0.clone(), persona[j].0.clone());
+                    let (a, b) = if a <= b { (a, b) } else { (b, a) };
+                    similar.push((a, b, milli as f64 / 1000.0));
                 }
             }
             Ok(similar)

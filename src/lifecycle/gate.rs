@@ -371,7 +371,7 @@ pub fn lexical_similarity(a: &str, b: &str) -> f64 {
 }
 
 /// Distinct content words, folded (see [`lexical_similarity`]), in order of appearance.
-fn content_words(text: &str) -> Vec<String> {
+pub(crate) fn content_words(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for w in tokenize(text) {
         if STOP_WORDS.contains(&w.as_str()) {

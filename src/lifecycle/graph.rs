@@ -101,7 +101,9 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 use serde::{Deserialize, Serialize};
 
-pub use consolidate::{decay_and_prune, strengthen, upsert, CYCLE_DECAY, MAX_STRENGTH, PRUNE_BELOW};
+pub use consolidate::{
+    decay_and_prune, strengthen, strengthen_many, upsert, upsert_many, CYCLE_DECAY, MAX_STRENGTH, PRUNE_BELOW,
+};
 
 use crate::codec::RecordKind;
 use crate::model::PersonaMemory;

@@ -23,7 +23,7 @@ use rusqlite::Transaction;
 
 pub use cycle::ConsolidationReport;
 pub use decay::{policy_by_name, DecayPolicy, Fsrs6, Halflife, Rating, FSRS6_DEFAULT_PARAMS, SUPERSEDED_SPEEDUP};
-pub use options::{Dissolve, LifecycleOptions};
+pub use options::{Dissolve, LifecycleOptions, LINK_MAX_PER_MEMORY};
 pub use persona::{FactVersion, PersonaStats, PruneReport};
 pub use review::{GraphNeighbour, Ingested};
 

@@ -26,6 +26,11 @@ impl std::str::FromStr for Dissolve {
     }
 }
 
+/// Default of [`LifecycleOptions::link_max_per_memory`]: half the graph's fan-out (the 32
+/// strongest edges spreading activation follows out of a node), which leaves room for a
+/// memory's connections, themes and co-activations.
+pub const LINK_MAX_PER_MEMORY: usize = 16;
+
 /// Lifecycle settings: novelty gating, the graph, consolidation. See docs/lifecycle.md.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
@@ -46,6 +51,10 @@ pub struct LifecycleOptions {
     pub consolidate_idle: Option<std::time::Duration>,
     /// Cosine at or above which consolidation links two persona memories (semantic edge).
     pub link_similarity: f64,
+    /// Semantic links one consolidation cycle learns per persona memory, at most: its most
+    /// similar. Bounds the cycle's links (and its time) whatever the memories say: in a
+    /// store of near-identical memories every pair passes `link_similarity`.
+    pub link_max_per_memory: usize,
     /// Journal entries whose words overlap this much ([`super::gate::lexical_similarity`])
     /// form a recurring pattern ...
     pub recur_similarity: f64,
@@ -79,6 +88,7 @@ impl Default for LifecycleOptions {
             consolidate_every: 50,
             consolidate_idle: Some(std::time::Duration::from_secs(600)),
             link_similarity: 0.8,
+            link_max_per_memory: LINK_MAX_PER_MEMORY,
             recur_similarity: 0.6,
             recur_min: 3,
             dissolve_after_days: 30.0,

@@ -9,6 +9,8 @@
 //! decides which edges stay persisted, while age decay weighs an edge by how long ago it
 //! was last reinforced. [`strengthen`] and [`upsert`] restart that age from `now`.
 
+use std::collections::HashMap;
+
 use super::{EdgeKind, StoredEdge};
 
 /// The strongest a co-activated edge gets.
@@ -31,17 +33,34 @@ pub fn strengthen(edges: &mut Vec<StoredEdge>, a: &str, b: &str, amount: f64, no
     if a == b {
         return None;
     }
-    let amount = if amount.is_finite() { amount.max(0.0) } else { 0.0 };
     if let Some(e) = edges.iter_mut().find(|e| same_pair(e, a, b, EdgeKind::CoActivated)) {
-        e.weight = (e.weight + amount).min(MAX_STRENGTH);
-        e.created_at = e.created_at.max(now);
+        add_strength(e, amount, now);
         return Some(e.weight);
     }
+    let e = co_activated(a, b, amount, now);
+    let weight = e.weight;
+    edges.push(e);
+    Some(weight)
+}
+
+fn clean(amount: f64) -> f64 {
+    if amount.is_finite() {
+        amount.max(0.0)
+    } else {
+        0.0
+    }
+}
+
+fn add_strength(e: &mut StoredEdge, amount: f64, now: f64) {
+    e.weight = (e.weight + clean(amount)).min(MAX_STRENGTH);
+    e.created_at = e.created_at.max(now);
+}
+
+fn co_activated(a: &str, b: &str, amount: f64, now: f64) -> StoredEdge {
     // Stored in path order, so the same pair is written the same way whichever came first.
     let (a, b) = if a <= b { (a, b) } else { (b, a) };
-    let weight = amount.min(MAX_STRENGTH);
-    edges.push(StoredEdge { a: a.to_string(), b: b.to_string(), kind: EdgeKind::CoActivated, weight, created_at: now });
-    Some(weight)
+    let weight = clean(amount).min(MAX_STRENGTH);
+    StoredEdge { a: a.to_string(), b: b.to_string(), kind: EdgeKind::CoActivated, weight, created_at: now }
 }
 
 /// Adds `edge`, or replaces the weight and time of the edge of the same kind between the
@@ -60,6 +79,73 @@ pub fn upsert(edges: &mut Vec<StoredEdge>, edge: StoredEdge) -> bool {
     }
     edges.push(edge);
     true
+}
+
+/// An edge's pair and kind, its ends in path order: the same key whichever way round.
+fn pair_key(a: &str, b: &str, kind: EdgeKind) -> (String, String, EdgeKind) {
+    let (a, b) = if a <= b { (a, b) } else { (b, a) };
+    (a.to_string(), b.to_string(), kind)
+}
+
+/// Where each pair's edge of each kind is in `edges` (the first, if repeated).
+fn index(edges: &[StoredEdge]) -> HashMap<(String, String, EdgeKind), usize> {
+    let mut at = HashMap::with_capacity(edges.len());
+    for (i, e) in edges.iter().enumerate() {
+        at.entry(pair_key(&e.a, &e.b, e.kind)).or_insert(i);
+    }
+    at
+}
+
+/// [`upsert`] of many edges, in time linear in their number and `edges`' (one index of the
+/// pairs instead of a scan of `edges` per edge): what a consolidation cycle uses. Returns
+/// how many were new.
+pub fn upsert_many(edges: &mut Vec<StoredEdge>, new: impl IntoIterator<Item = StoredEdge>) -> usize {
+    let mut at = index(edges);
+    let mut added = 0;
+    for edge in new {
+        if edge.a == edge.b {
+            continue;
+        }
+        match at.get(&pair_key(&edge.a, &edge.b, edge.kind)) {
+            Some(&i) => {
+                let e = &mut edges[i];
+                e.weight = edge.weight;
+                e.created_at = e.created_at.max(edge.created_at);
+            }
+            None => {
+                at.insert(pair_key(&edge.a, &edge.b, edge.kind), edges.len());
+                edges.push(edge);
+                added += 1;
+            }
+        }
+    }
+    added
+}
+
+/// [`strengthen`] of many pairs `(a, b, amount)` at `now`, with one index as
+/// [`upsert_many`]. Returns how many pairs were strengthened (self-pairs are not).
+pub fn strengthen_many<'p>(
+    edges: &mut Vec<StoredEdge>,
+    pairs: impl IntoIterator<Item = (&'p str, &'p str, f64)>,
+    now: f64,
+) -> usize {
+    let mut at = index(edges);
+    let mut n = 0;
+    for (a, b, amount) in pairs {
+        if a == b {
+            continue;
+        }
+        n += 1;
+        let key = pair_key(a, b, EdgeKind::CoActivated);
+        match at.get(&key) {
+            Some(&i) => add_strength(&mut edges[i], amount, now),
+            None => {
+                at.insert(key, edges.len());
+                edges.push(co_activated(a, b, amount, now));
+            }
+        }
+    }
+    n
 }
 
 /// One consolidation cycle's decay: multiplies every edge's weight by `factor` (clamped to
@@ -110,6 +196,24 @@ mod tests {
         assert!(!upsert(&mut edges, sem("b", "a", 0.6)));
         assert!(!upsert(&mut edges, sem("a", "a", 0.6)));
         assert_eq!(edges, [sem("a", "b", 0.6)]);
+    }
+
+    #[test]
+    fn many_at_once_match_one_at_a_time() {
+        let sem = |a: &str, b: &str, w| StoredEdge { kind: EdgeKind::Semantic, ..co(a, b, w) };
+        let start = vec![sem("a", "b", 0.8), co("a", "b", 0.5), co("c", "d", 1.9)];
+        let new = [sem("b", "a", 0.9), sem("a", "c", 0.85), sem("c", "c", 0.9), sem("a", "c", 0.86)];
+        let pairs = [("b", "a", 0.2), ("d", "c", 0.4), ("a", "e", 0.2), ("e", "e", 0.2), ("e", "a", 0.2)];
+        let (mut one, mut many) = (start.clone(), start);
+        for e in new.clone() {
+            upsert(&mut one, e);
+        }
+        for (a, b, x) in pairs {
+            strengthen(&mut one, a, b, x, 5.0);
+        }
+        assert_eq!(upsert_many(&mut many, new), 1);
+        assert_eq!(strengthen_many(&mut many, pairs, 5.0), 4);
+        assert_eq!(many, one);
     }
 
     #[test]
