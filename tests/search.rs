@@ -258,9 +258,8 @@ async fn a_second_device_reuses_published_embeddings() {
     // A changed memory is embedded again, not matched to the stale published vector.
     b.persona_remember(PersonaInput::new("pets", "facts", "biscuit", "Biscuit learned to fetch")).await.unwrap();
     b.index_pending().await.unwrap();
-    // journal entry + the query "dog" and its second hop ("dog Biscuit", search::bridge) +
-    // the changed memory.
-    assert_eq!(counting.1.load(std::sync::atomic::Ordering::SeqCst), 4);
+    // journal entry + the query "dog" (no second hop by default) + the changed memory.
+    assert_eq!(counting.1.load(std::sync::atomic::Ordering::SeqCst), 3);
 }
 
 #[tokio::test]

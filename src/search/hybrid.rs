@@ -146,7 +146,8 @@ pub struct Weights {
     pub recency: f64,
     /// ACT-R style: used often and lately.
     pub activation: f64,
-    /// Stated confidence (persona memories).
+    /// Stated confidence (persona memories). Off by default: it changed no answer on the
+    /// workloads or LoCoMo (docs/benchmarks.md, "Which signals earn their place").
     pub confidence: f64,
     /// The best match among journal entries written within `episode_window` of this one:
     /// an entry of the same episode as a strong hit is likely relevant too (spreading
@@ -155,10 +156,14 @@ pub struct Weights {
     /// Records dated within a time the query names ("last week", "in May 2023").
     pub time: f64,
     /// Records of the kind the question's intent asks for (procedures for "how do I",
-    /// people for "who", the journal for "what happened").
+    /// people for "who", the journal for "what happened"). Off by default: the workloads
+    /// found one question more each without it, LoCoMo the same (docs/benchmarks.md).
     pub intent: f64,
     /// Spreading activation in the knowledge graph from the strongest matches
-    /// ([`crate::lifecycle::graph`]): memories linked to strong hits rank higher.
+    /// ([`crate::lifecycle::graph`]): memories linked to strong hits rank higher. Off by
+    /// default: without it the workloads found 1-5 questions more, LoCoMo recall@10 lost
+    /// 0.005 and MRR@10 gained 0.005 (docs/benchmarks.md); the graph still serves
+    /// `neighbours`, `graph` and consolidation.
     pub graph: f64,
     /// Strong hits the activation spreads from.
     pub graph_seeds: usize,
@@ -183,7 +188,9 @@ pub struct Weights {
     pub collapse_repeats: bool,
     /// Weight of the second hop ([`crate::search::bridge`]): the query plus the names its
     /// best hits mention is searched again, and that ranking is fused with the first at
-    /// this share. 0 turns the second pass off.
+    /// this share. 0 turns the second pass off: the default, because it did not pay for its
+    /// second query embedding (search time about doubled for +2 / -1 questions on the
+    /// workloads and -0.006 recall@10 on LoCoMo; docs/benchmarks.md).
     pub bridge: f64,
     /// How many of the first pass's best hits give their names to the second.
     pub bridge_seeds: usize,
@@ -207,11 +214,11 @@ impl Default for Weights {
             relevance: 0.3,
             recency: 0.1,
             activation: 0.2,
-            confidence: 0.2,
+            confidence: 0.0,
             episode: 0.5,
             time: 0.5,
-            intent: 0.3,
-            graph: 0.2,
+            intent: 0.0,
+            graph: 0.0,
             graph_seeds: 10,
             episode_window: 3600.0,
             episode_seeds: 10,
@@ -221,7 +228,7 @@ impl Default for Weights {
             revive_cosine: 0.3,
             revive_coverage: 0.34,
             collapse_repeats: true,
-            bridge: 0.3,
+            bridge: 0.0,
             bridge_seeds: 3,
             revived_neutral: false,
             context: 0.2,
