@@ -7,8 +7,16 @@ use super::words::{count, month_of, season, unit, vague_count, At, UNIT_DAYS};
 use super::DAY;
 use crate::text::WEEKDAYS;
 
+/// A weekday after "last", "this", "next" or in "the Friday before": its full name or a
+/// short one ("last Fri"); the short ones are words too ("sun"), so never alone.
 fn weekday(w: &str) -> Option<i64> {
-    WEEKDAYS.iter().position(|d| *d == w).map(|d| d as i64)
+    const SHORT: [&str; 10] = ["mon", "tue", "tues", "wed", "thu", "thur", "thurs", "fri", "sat", "sun"];
+    const OF_SHORT: [i64; 10] = [0, 1, 1, 2, 3, 3, 3, 4, 5, 6];
+    WEEKDAYS
+        .iter()
+        .position(|d| *d == w)
+        .map(|d| d as i64)
+        .or_else(|| SHORT.iter().position(|s| *s == w).map(|i| OF_SHORT[i]))
 }
 
 /// A month after "this", "last" or "next": "may" only capitalised ("this may help").
@@ -302,6 +310,12 @@ mod tests {
     #[test]
     fn last_saturday_asked_on_a_saturday_means_a_week_ago() {
         assert_eq!(range("what did we cook last Saturday?", SAT), Some((d(2026, 3, 7), d(2026, 3, 8))));
+    }
+
+    #[test]
+    fn a_short_weekday_after_last_is_that_weekday() {
+        assert_eq!(range("Last Fri I took a class", WED), Some((d(2026, 3, 6), d(2026, 3, 7))));
+        assert_eq!(range("soaking up the sun", WED), None);
     }
 
     #[test]
