@@ -154,6 +154,11 @@ pub struct Weights {
     pub episode: f64,
     /// Records dated within a time the query names ("last week", "in May 2023").
     pub time: f64,
+    /// Memories that speak of a time ([`crate::search::time::spoken_time`]: "we went
+    /// camping last week"), when the question asks when something happened
+    /// ([`crate::search::time::asks_when`]): the answer to "when did ...?" is a memory that
+    /// tells of the event, and one that tells of it dates it.
+    pub when: f64,
     /// Records of the kind the question's intent asks for (procedures for "how do I",
     /// people for "who", the journal for "what happened").
     pub intent: f64,
@@ -208,6 +213,7 @@ impl Default for Weights {
             episode: 0.5,
             time: 0.5,
             intent: 0.3,
+            when: 0.0,
             graph: 0.2,
             graph_seeds: 10,
             episode_window: 3600.0,
@@ -335,13 +341,14 @@ pub(crate) enum SignalKind {
     Confidence,
     Episode,
     Time,
+    When,
     Intent,
     Graph,
 }
 
 impl SignalKind {
     /// Every signal, in the order of [`Values`].
-    pub(crate) const ALL: [SignalKind; 12] = [
+    pub(crate) const ALL: [SignalKind; 13] = [
         SignalKind::Matching,
         SignalKind::Vector,
         SignalKind::Bm25,
@@ -352,6 +359,7 @@ impl SignalKind {
         SignalKind::Confidence,
         SignalKind::Episode,
         SignalKind::Time,
+        SignalKind::When,
         SignalKind::Intent,
         SignalKind::Graph,
     ];
@@ -369,6 +377,7 @@ impl SignalKind {
             SignalKind::Confidence => "confidence",
             SignalKind::Episode => "episode",
             SignalKind::Time => "time",
+            SignalKind::When => "when",
             SignalKind::Intent => "intent",
             SignalKind::Graph => "graph",
         }
@@ -387,6 +396,7 @@ impl SignalKind {
             SignalKind::Confidence => w.confidence,
             SignalKind::Episode => w.episode,
             SignalKind::Time => w.time,
+            SignalKind::When => w.when,
             SignalKind::Intent => w.intent,
             SignalKind::Graph => w.graph,
         }

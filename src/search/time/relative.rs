@@ -136,6 +136,10 @@ fn the(at: At, prev: Option<&str>, c: &Cal) -> Option<(usize, Span)> {
 /// "last week", "last Saturday", "last summer", "past 3 days", "the last couple of weeks".
 fn last(at: At, c: &Cal) -> Option<(usize, Span)> {
     let w = |j: usize| at.w(j);
+    // "the last weekend before 10 April" counts from the date, not from now.
+    if let Some((n, span)) = before_or_after(at.from(1), c) {
+        return Some((n + 1, span));
+    }
     let rolling = w(0) == "past";
     // "past 3 days", "last 2 weeks", "last few days": back from now, through today.
     if let (Some(n), Some(u)) = (count(w(1)), unit(w(2))) {
@@ -381,6 +385,14 @@ mod tests {
         assert_eq!(range("the week before last", WED), Some((d(2026, 2, 23), d(2026, 3, 2))));
         assert_eq!(range("the week before last", MON), Some((d(2026, 3, 2), d(2026, 3, 9))));
         assert_eq!(range("the month before last", NEW_YEAR), Some((d(2025, 11, 1), d(2025, 12, 1))));
+    }
+
+    #[test]
+    fn last_weekend_before_a_date_counts_from_the_date() {
+        assert_eq!(
+            range("what did we do last weekend before 10 April 2025?", WED),
+            Some((d(2025, 4, 5), d(2025, 4, 7)))
+        );
     }
 
     #[test]
