@@ -210,3 +210,26 @@ async fn a_listing_leaves_out_archived_records() {
     assert!(o.hits.iter().all(|h| h.path != first));
     assert!(o.hits.iter().all(|h| matches!(h.found, Found::Journal(_))));
 }
+
+#[tokio::test]
+async fn a_time_long_before_what_tells_of_it_ranks_rather_than_filters() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    // Written this November about the summer before last: nothing is dated then.
+    store.journal_at("We went canoeing on the lake the summer of 2024", NOW - 10.0 * DAY).await.unwrap();
+    store.journal_at("Bought a new paddle for the canoe", NOW - 3.0 * DAY).await.unwrap();
+    let o = outcome(&store, SearchQuery::new("canoeing on the lake in the summer of 2024")).await;
+    assert_eq!(o.hits.first().map(|h| h.found.text()), Some("We went canoeing on the lake the summer of 2024".into()));
+    assert!(o.range.is_none(), "the named time did not filter: {:?}", o.range);
+    assert!(o.hits[0].signals.iter().any(|s| s.name == "time"), "it ranked");
+}
+
+#[tokio::test]
+async fn a_time_ahead_of_now_is_matched_by_words_not_filtered() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path()).await;
+    fill(&store).await;
+    let o = outcome(&store, SearchQuery::new("the conference trip in August 2027")).await;
+    assert!(o.range.is_none(), "{:?}", o.range);
+    assert_eq!(o.hits.first().map(|h| h.found.text()), Some("Booked the August 2027 conference trip".into()));
+}

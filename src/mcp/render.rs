@@ -153,7 +153,17 @@ pub(super) fn hit_item(store: &MemoryStore, hit: &SearchHit, now: f64, explain: 
         item.signals = Some(json!(hit
             .signals
             .iter()
-            .map(|s| json!({"signal": s.name, "value": s.value, "rank": s.rank, "contribution": s.contribution}))
+            .map(|s| {
+                let mut j = json!({"signal": s.name, "value": s.value, "rank": s.rank, "contribution": s.contribution});
+                // The `when` signal says which time the memory's own words speak of.
+                if s.name == "when" && s.value > 0.0 {
+                    let text = hit.found.text();
+                    if let Some(e) = crate::search::time::spoken_time(&text, hit.found.time()) {
+                        j["speaks_of"] = json!({"words": e.words(&text), "since": iso8601_utc(e.start), "until": iso8601_utc(e.end)});
+                    }
+                }
+                j
+            })
             .collect::<Vec<_>>()));
     }
     item

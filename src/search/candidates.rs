@@ -405,6 +405,7 @@ pub(crate) fn candidates(
     let best_match = match_of.values().copied().fold(0.0f64, f64::max);
     let cue_terms = content_terms(&q.text);
     let intent = crate::search::query::intent(&q.text);
+    let asks_when = crate::search::time::asks_when(&q.text);
     let mut out = Vec::new();
     for (rid, row) in rows {
         let kind_ok = q.kinds.is_empty() || q.kinds.iter().any(|k| k.column() == row.kind);
@@ -456,6 +457,11 @@ pub(crate) fn candidates(
         values[S::Episode] = Some(if row.kind == RecordKind::Journal { episode_best(row.ts) } else { match_of[&rid] });
         if let Some((a, b)) = ctx.span {
             values[S::Time] = Some(crate::search::time::closeness(t, a, b));
+        }
+        if asks_when && w.when > 0.0 {
+            // The time the memory's own words speak of, resolved at its time.
+            let speaks = crate::search::time::spoken_time(&found.text(), t).is_some();
+            values[S::When] = Some(if speaks { 1.0 } else { 0.0 });
         }
         let fits = match (intent, &found) {
             (crate::search::query::Intent::Episodic, Found::Journal(_)) => true,

@@ -155,6 +155,13 @@ pub struct Weights {
     pub episode: f64,
     /// Records dated within a time the query names ("last week", "in May 2023").
     pub time: f64,
+    /// Memories that speak of a time ([`crate::search::time::spoken_time`]: "we went
+    /// camping last week"), when the question asks when something happened
+    /// ([`crate::search::time::asks_when`]): the answer to "when did ...?" is a memory that
+    /// tells of the event, and one that tells of it dates it. 1.0: chosen leave one
+    /// conversation out on the LoCoMo dev set from 0, 0.2, 0.5 and 1 (every fold chose 1;
+    /// docs/benchmarks.md, "Temporal questions").
+    pub when: f64,
     /// Records of the kind the question's intent asks for (procedures for "how do I",
     /// people for "who", the journal for "what happened"). Off by default: the workloads
     /// found one question more each without it, LoCoMo the same (docs/benchmarks.md).
@@ -218,6 +225,7 @@ impl Default for Weights {
             episode: 0.5,
             time: 0.5,
             intent: 0.0,
+            when: 1.0,
             graph: 0.0,
             graph_seeds: 10,
             episode_window: 3600.0,
@@ -346,13 +354,14 @@ pub(crate) enum SignalKind {
     Confidence,
     Episode,
     Time,
+    When,
     Intent,
     Graph,
 }
 
 impl SignalKind {
     /// Every signal, in the order of [`Values`].
-    pub(crate) const ALL: [SignalKind; 12] = [
+    pub(crate) const ALL: [SignalKind; 13] = [
         SignalKind::Matching,
         SignalKind::Vector,
         SignalKind::Bm25,
@@ -363,6 +372,7 @@ impl SignalKind {
         SignalKind::Confidence,
         SignalKind::Episode,
         SignalKind::Time,
+        SignalKind::When,
         SignalKind::Intent,
         SignalKind::Graph,
     ];
@@ -380,6 +390,7 @@ impl SignalKind {
             SignalKind::Confidence => "confidence",
             SignalKind::Episode => "episode",
             SignalKind::Time => "time",
+            SignalKind::When => "when",
             SignalKind::Intent => "intent",
             SignalKind::Graph => "graph",
         }
@@ -398,6 +409,7 @@ impl SignalKind {
             SignalKind::Confidence => w.confidence,
             SignalKind::Episode => w.episode,
             SignalKind::Time => w.time,
+            SignalKind::When => w.when,
             SignalKind::Intent => w.intent,
             SignalKind::Graph => w.graph,
         }

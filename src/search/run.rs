@@ -63,7 +63,15 @@ pub(crate) async fn search_outcome(
     // pass): the rest is found by its words until `embed_pending` reaches it.
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_for_search(&parts.engine, &parts.vectors).await?;
-    let (mut hits, below_cutoff) = ranked(parts, state, &query, &weights, depth, span).await?;
+    let (mut hits, mut below_cutoff) = ranked(parts, state, &query, &weights, depth, span).await?;
+    let mut range = range;
+    if hits.is_empty() && range.as_ref().is_some_and(|r| r.expression.is_some()) {
+        // A memory may tell of a time long after it ("last summer we went camping",
+        // written the next spring): when nothing dated in or just after the time the words
+        // name matches, that time ranks (the `time` signal) instead of filtering.
+        (query.since, query.until, range) = (None, None, None);
+        (hits, below_cutoff) = ranked(parts, state, &query, &weights, depth, span).await?;
+    }
     let extra = super::phrasings::texts(&query.text, &query.phrasings, query.hypothetical.as_deref());
     if !extra.is_empty() {
         let mut others = Vec::with_capacity(extra.len());

@@ -481,6 +481,9 @@ impl Out {
                 for sig in &h.signals {
                     let rank = sig.rank.map(|r| format!("rank {r}")).unwrap_or_else(|| "unranked".into());
                     println!("    {:<11} {:>12.4}  {:<10} +{:.4}", sig.name, sig.value, rank, sig.contribution);
+                    if let Some(told) = speaks_of(h, sig) {
+                        println!("    {:<11} {told}", "");
+                    }
                 }
             }
         }
@@ -643,4 +646,15 @@ fn mode_reveals(mode: DTagMode) -> &'static str {
         }
         _ => "  relays see only that this key stores N events, their sizes and times (blinded d tags; the Python client cannot read them)",
     }
+}
+
+/// For the `when` signal, the time the hit's own words speak of, as the signal read it.
+fn speaks_of(h: &memstr::search::SearchHit, sig: &memstr::search::Signal) -> Option<String> {
+    if sig.name != "when" || sig.value == 0.0 {
+        return None;
+    }
+    let text = h.found.text();
+    let e = memstr::search::time::spoken_time(&text, h.found.time())?;
+    let day = |t: f64| memstr::search::time::iso8601_utc(t).chars().take(10).collect::<String>();
+    Some(format!("speaks of {:?}: {} to {}", e.words(&text), day(e.start), day(e.end)))
 }
