@@ -312,7 +312,13 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
                 if known.map(|e| e.weight) != Some(*sim) {
                     report.linked += 1;
                 }
-                found.push(StoredEdge { a: a.clone(), b: b.clone(), kind: EdgeKind::Semantic, weight: *sim, created_at });
+                found.push(StoredEdge {
+                    a: a.clone(),
+                    b: b.clone(),
+                    kind: EdgeKind::Semantic,
+                    weight: *sim,
+                    created_at,
+                });
             }
             graph::upsert_many(&mut edges, found);
             let co = coactive
