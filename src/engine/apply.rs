@@ -308,9 +308,14 @@ pub(crate) fn upsert_record(
     }
     tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
     if let (false, Some(text)) = (tombstone, row.text) {
+        // A journal entry's row is written once, with its episode context.
+        let context = match journal {
+            true => super::episodes::context(tx, rid)?.unwrap_or_default(),
+            false => String::new(),
+        };
         tx.execute(
-            "INSERT INTO records_fts (rowid, key, themes, value, context) VALUES (?1, ?2, ?3, ?4, '')",
-            params![rid, row.key.unwrap_or(""), row.themes, text],
+            "INSERT INTO records_fts (rowid, key, themes, value, context) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![rid, row.key.unwrap_or(""), row.themes, text, context],
         )?;
     }
     if journal || !neighbours.is_empty() {

@@ -67,8 +67,23 @@ pub(crate) fn around(tx: &Transaction, rid: i64) -> Result<Vec<i64>> {
     })
 }
 
+/// The `context` a live journal entry's row should hold: its neighbours' text, one per
+/// line (`None`: no live journal entry).
+pub(crate) fn context(tx: &Transaction, rid: i64) -> Result<Option<String>> {
+    let Some((ts, _)) = entry(tx, rid)? else { return Ok(None) };
+    let mut texts = Vec::new();
+    for n in neighbours(tx, rid, ts)?.into_iter().flatten() {
+        if let Some((_, text)) = entry(tx, n)? {
+            texts.push(text);
+        }
+    }
+    Ok(Some(texts.join("\n")))
+}
+
 /// Rewrites the `context` of each journal entry in `rids` from its neighbours as they
 /// are now, and of the neighbours of each that is live (they are its neighbours' too).
+/// A row whose context is already right is left alone: an FTS5 update tokenizes the whole
+/// row again, and appending an entry changes only its predecessor's.
 pub(crate) fn refresh(tx: &Transaction, rids: &[i64]) -> Result<()> {
     let mut todo: Vec<i64> = Vec::new();
     for rid in rids {
@@ -78,15 +93,15 @@ pub(crate) fn refresh(tx: &Transaction, rids: &[i64]) -> Result<()> {
     todo.sort_unstable();
     todo.dedup();
     for rid in todo {
-        let Some((ts, _)) = entry(tx, rid)? else { continue };
-        let mut context = Vec::new();
-        for n in neighbours(tx, rid, ts)?.into_iter().flatten() {
-            if let Some((_, text)) = entry(tx, n)? {
-                context.push(text);
-            }
+        let Some(context) = context(tx, rid)? else { continue };
+        let stored: Option<String> = tx
+            .prepare_cached("SELECT context FROM records_fts WHERE rowid = ?1")?
+            .query_row([rid], |r| r.get(0))
+            .optional()?;
+        if stored.as_deref() != Some(context.as_str()) {
+            tx.prepare_cached("UPDATE records_fts SET context = ?2 WHERE rowid = ?1")?
+                .execute(params![rid, context])?;
         }
-        tx.prepare_cached("UPDATE records_fts SET context = ?2 WHERE rowid = ?1")?
-            .execute(params![rid, context.join("\n")])?;
     }
     Ok(())
 }
