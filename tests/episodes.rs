@@ -109,7 +109,7 @@ async fn forgetting_an_entry_takes_its_words_out_of_its_neighbours_context() {
 }
 
 #[tokio::test]
-async fn context_survives_reopening_and_counts_no_document_frequency() {
+async fn context_survives_reopening_and_a_hit_by_it_alone_stays_below_the_cutoff() {
     let dir = tempfile::tempdir().unwrap();
     {
         let store = open(dir.path()).await;
