@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 
 use rusqlite::types::Value;
-use rusqlite::{params_from_iter, Connection};
+use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
 use super::vectors::VecState;
 use crate::codec::RecordKind;
@@ -141,9 +141,34 @@ pub(crate) fn top_rowid(conn: &Connection) -> Result<u64> {
     Ok(conn.query_row("SELECT coalesce(max(rowid), 0) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64)
 }
 
-/// Records in the full-text index.
+/// Records in the full-text index. FTS5 keeps the count in its "averages" record (row 1
+/// of its data table: a varint of the row count, then one per column of token totals), so
+/// this is one point read; `count(*)` reads every row, 70 ms at 100k records on a first
+/// search. Counted the slow way only if that record cannot be read.
 pub(crate) fn docs(conn: &Connection) -> Result<u64> {
+    let averages: Option<Vec<u8>> =
+        conn.query_row("SELECT block FROM records_fts_data WHERE id = 1", [], |r| r.get(0)).optional()?;
+    if let Some(rows) = averages.as_deref().and_then(|b| sqlite_varint(b).map(|(v, _)| v)) {
+        return Ok(rows);
+    }
     Ok(conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// SQLite's varint (FTS5 writes its records with it): big-endian groups of 7 bits, the
+/// high bit set on every byte but the last, and a ninth byte of 8 bits. The value and the
+/// bytes it took; `None` when `b` ends first.
+fn sqlite_varint(b: &[u8]) -> Option<(u64, usize)> {
+    let mut v = 0u64;
+    for (i, &x) in b.iter().enumerate().take(9) {
+        if i == 8 {
+            return Some(((v << 8) | u64::from(x), 9));
+        }
+        v = (v << 7) | u64::from(x & 0x7f);
+        if x & 0x80 == 0 {
+            return Some((v, i + 1));
+        }
+    }
+    None
 }
 
 /// Records whose own words match the FTS5 expression `expr`.
@@ -200,4 +225,40 @@ pub(crate) fn rows(conn: &Connection, rids: &[i64]) -> Result<Vec<(i64, Candidat
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sqlite_varints_decode_as_sqlite_writes_them() {
+        assert_eq!(sqlite_varint(&[0x00]), Some((0, 1)));
+        assert_eq!(sqlite_varint(&[0x7f]), Some((127, 1)));
+        assert_eq!(sqlite_varint(&[0x81, 0x00]), Some((128, 2)));
+        assert_eq!(sqlite_varint(&[0x86, 0x8d, 0x20]), Some((100_000, 3)));
+        assert_eq!(sqlite_varint(&[0xff; 9]), Some((u64::MAX, 9)));
+        assert_eq!(sqlite_varint(&[0x81]), None);
+        assert_eq!(sqlite_varint(&[]), None);
+    }
+
+    #[test]
+    fn document_count_from_the_averages_record_matches_count_star() {
+        let conn = Connection::open_in_memory().unwrap();
+        assert_eq!(docs(&conn).ok(), None, "no table: an error, not a guess");
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, context, \
+             tokenize = 'porter unicode61 remove_diacritics 2');",
+        )
+        .unwrap();
+        assert_eq!(docs(&conn).unwrap(), 0);
+        for i in 0..300 {
+            conn.execute("INSERT INTO records_fts (rowid, value) VALUES (?1, ?2)", (i, format!("entry number {i}")))
+                .unwrap();
+        }
+        conn.execute("DELETE FROM records_fts WHERE rowid % 7 = 0", []).unwrap();
+        let counted: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0)).unwrap();
+        assert_eq!(docs(&conn).unwrap(), counted as u64);
+        assert_eq!(counted, 300 - 43);
+    }
 }

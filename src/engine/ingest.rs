@@ -78,13 +78,51 @@ pub(crate) fn parse_value(v: serde_json::Value) -> Incoming {
     serde_json::from_value::<Event>(v).ok()
 }
 
+/// An event with what [`crate::codec::Codec::decode`] said of it, when that was worked out
+/// before the transaction ([`decode_parallel`]); `None`: decoded in the transaction.
+pub(crate) type Prepared = (Incoming, Option<std::result::Result<Decoded, RejectReason>>);
+
+/// Decodes `events` (signature, decryption, payload rules) on every core, outside any
+/// transaction: these checks need no database and are most of a pull's work, and the
+/// writer then holds the database only for what must be written.
+pub(crate) fn decode_parallel(engine: &Engine, events: Vec<Incoming>) -> Vec<Prepared> {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from).min(8);
+    let codec = engine.codec();
+    let decode = |e: &Incoming| e.as_ref().map(|e| codec.decode(e));
+    if cores < 2 || events.len() < 32 {
+        return events.into_iter().map(|e| (decode(&e), e)).map(|(d, e)| (e, d)).collect();
+    }
+    let per = events.len().div_ceil(cores);
+    let decoded: Vec<Option<std::result::Result<Decoded, RejectReason>>> = std::thread::scope(|scope| {
+        let handles: Vec<_> =
+            events.chunks(per).map(|chunk| scope.spawn(move || chunk.iter().map(decode).collect::<Vec<_>>())).collect();
+        // A decoding thread that panicked leaves its events to be decoded in the transaction.
+        handles
+            .into_iter()
+            .zip(events.chunks(per))
+            .flat_map(|(h, chunk)| h.join().unwrap_or_else(|_| vec![None; chunk.len()]))
+            .collect()
+    });
+    events.into_iter().zip(decoded).collect()
+}
+
 /// Checks and applies a batch inside one transaction (see the module doc).
 pub(crate) fn admit(tx: &Transaction, engine: &Engine, source: &Source, events: Vec<Incoming>) -> Result<Admitted> {
+    admit_prepared(tx, engine, source, events.into_iter().map(|e| (e, None)).collect())
+}
+
+/// [`admit`] of events some of which are decoded already.
+pub(crate) fn admit_prepared(
+    tx: &Transaction,
+    engine: &Engine,
+    source: &Source,
+    events: Vec<Prepared>,
+) -> Result<Admitted> {
     let now = system_now();
     let mut out = release_due(tx, engine, now)?;
     #[cfg(feature = "sync")]
     let mut acked: Vec<String> = Vec::new();
-    for incoming in events {
+    for (incoming, predecoded) in events {
         let Some(event) = incoming else {
             apply::count_rejection(tx, RejectReason::MalformedEvent, None)?;
             out.report.count(Outcome::Rejected(RejectReason::MalformedEvent));
@@ -100,7 +138,7 @@ pub(crate) fn admit(tx: &Transaction, engine: &Engine, source: &Source, events: 
                 continue;
             }
         }
-        let mut decoded = match engine.codec().decode(&event) {
+        let mut decoded = match predecoded.unwrap_or_else(|| engine.codec().decode(&event)) {
             Ok(d) => d,
             Err(reason) => {
                 apply::count_rejection(tx, reason, Some(&id))?;
@@ -283,7 +321,9 @@ impl Engine {
         while events.peek().is_some() {
             let chunk: Vec<Incoming> = events.by_ref().take(BATCH).collect();
             let source = source.clone();
-            total.absorb(self.write(move |tx, engine| admit(tx, engine, &source, chunk)).await?);
+            let me = self.clone();
+            let chunk = super::blocking(move || Ok(decode_parallel(&me, chunk))).await?;
+            total.absorb(self.write(move |tx, engine| admit_prepared(tx, engine, &source, chunk)).await?);
         }
         Ok(total)
     }

@@ -77,8 +77,7 @@ impl OnnxEmbedder {
     }
 
     /// Loads `model_dir/model.onnx` and `model_dir/tokenizer.json` with the ONNX Runtime
-    /// library at `runtime`. One thread: searches and writes are small, and ONNX Runtime's
-    /// default spins on every core.
+    /// library at `runtime`, running on [`model_threads`] threads that do not spin.
     pub fn load(runtime: &Path, model_dir: &Path, model_id: &str) -> Result<Self> {
         for f in [runtime.to_path_buf(), model_dir.join("model.onnx"), model_dir.join("tokenizer.json")] {
             if !f.exists() {
@@ -90,9 +89,13 @@ impl OnnxEmbedder {
         let fail = |e: &dyn std::fmt::Display| model_err(format!("loading {}: {e}", onnx.display()));
         let session = Session::builder(&env)
             .map_err(|e| fail(&e))?
-            .with_intra_threads(1)
+            .with_intra_threads(model_threads())
             .map_err(|e| fail(&e))?
             .with_inter_threads(1)
+            .map_err(|e| fail(&e))?
+            // Threads that spin between runs would burn the cores a search and SQLite
+            // need; a model call is milliseconds, so waking them costs little.
+            .with_intra_op_spinning(false)
             .map_err(|e| fail(&e))?
             .commit_from_file(&onnx)
             .map_err(|e| fail(&e))?;
@@ -143,11 +146,48 @@ impl Embedder for OnnxEmbedder {
             .tokenizer
             .encode_batch(texts.to_vec(), true)
             .map_err(|e| Error::Model(Cause::boxed("tokenizing", e)))?;
-        let (b, t) = (enc.len(), enc[0].get_ids().len());
+        // A batch is padded to its longest text, and the model's time grows with the
+        // padded length: texts of like length run together (shortest first, in groups of
+        // at most LENGTH_GROUP), and the vectors go back in the caller's order.
+        let len = |e: &tokenizers::Encoding| e.get_attention_mask().iter().filter(|m| **m != 0).count().max(1);
+        let mut order: Vec<usize> = (0..enc.len()).collect();
+        order.sort_by_key(|&i| (len(&enc[i]), i));
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); enc.len()];
+        for group in order.chunks(LENGTH_GROUP) {
+            let longest = group.iter().map(|&i| len(&enc[i])).max().unwrap_or(1);
+            let encs: Vec<&tokenizers::Encoding> = group.iter().map(|&i| &enc[i]).collect();
+            for (&i, v) in group.iter().zip(self.run(&encs, longest)?) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Texts run through the model together at most; sorted by length, a group's padding is
+/// small, and a group this size keeps the model's matrices large enough to be efficient.
+const LENGTH_GROUP: usize = 16;
+
+/// Threads ONNX Runtime uses for one model call: `MEMSTR_MODEL_THREADS` when set (1 to
+/// 16), else the machine's cores up to 4. A query's embedding and a batch of documents
+/// both finish sooner on more cores; past four, a model this small gains little.
+pub fn model_threads() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    std::env::var("MEMSTR_MODEL_THREADS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| (1..=16).contains(n))
+        .unwrap_or_else(|| cores.clamp(1, 4))
+}
+
+impl OnnxEmbedder {
+    /// One model call over `enc`, cut to `t` tokens (each text's own length is at most `t`).
+    fn run(&self, enc: &[&tokenizers::Encoding], t: usize) -> Result<Vec<Vec<f32>>> {
+        let b = enc.len();
         let mut ids = Array2::<i64>::zeros((b, t));
         let mut mask = Array2::<i64>::zeros((b, t));
         for (i, e) in enc.iter().enumerate() {
-            for (j, (&id, &m)) in e.get_ids().iter().zip(e.get_attention_mask()).enumerate() {
+            for (j, (&id, &m)) in e.get_ids().iter().zip(e.get_attention_mask()).take(t).enumerate() {
                 ids[[i, j]] = id as i64;
                 mask[[i, j]] = m as i64;
             }

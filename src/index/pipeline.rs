@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 
 /// Texts per model call when catching up (and the longest a search or a gated write
 /// waits for another pass: one batch).
-const EMBED_BATCH: usize = 32;
+const EMBED_BATCH: usize = 64;
 
 /// A record waiting for its vector.
 struct Pending {

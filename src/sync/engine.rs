@@ -312,22 +312,41 @@ impl<S: SyncStorage> super::Syncer<S> {
                 }
             };
             let mut until = until;
+            // The page read last, admitted while the next one is read: the store checks and
+            // writes one page as the relay serves the next (at most one page ahead, so the
+            // caps and the violation count still stop a bad relay within a page).
+            let mut waiting: Option<(Vec<Value>, (i64, i64))> = None;
             loop {
                 let caps = budget.page_caps(opts.page)?;
-                let page = conn
-                    .subscribe(vec![filter(since, until, Some(opts.page))])?
-                    .collect_stored(opts.timeout, caps)
-                    .await?;
+                let read = async {
+                    conn.subscribe(vec![filter(since, until, Some(opts.page))])?
+                        .collect_stored(opts.timeout, caps)
+                        .await
+                };
+                let admit = async {
+                    match waiting.take() {
+                        Some((events, window)) => Some(self.admit_events(conn.url(), events, Some(window)).await),
+                        None => None,
+                    }
+                };
+                let (page, admitted) = futures_util::future::join(read, admit).await;
+                if let Some(part) = admitted {
+                    self.absorb_page(conn.url(), part?, budget)?;
+                }
+                let page = page?;
                 let full_page = page.0.len() >= opts.page;
                 let oldest =
                     page.0.iter().filter_map(|e| e["created_at"].as_i64()).filter(|t| (lo..=until).contains(t)).min();
                 let fresh = budget.take(page, Some((lo, until)));
-                self.admit_page(conn.url(), fresh, Some((lo, until)), budget).await?;
-                if let Some(p) = &opts.progress {
-                    p(conn.url().as_str(), "pull", budget.report.pulled.applied, budget.events as u64);
-                }
                 if !full_page {
+                    self.admit_page(conn.url(), fresh, Some((lo, until)), budget).await?;
                     break;
+                }
+                if oldest.is_some_and(|t| t < until) {
+                    waiting = Some((fresh, (lo, until)));
+                } else {
+                    // A page that ends the read here or falls on one second: admitted now.
+                    self.admit_page(conn.url(), fresh, Some((lo, until)), budget).await?;
                 }
                 match oldest {
                     None => {
@@ -369,13 +388,32 @@ impl<S: SyncStorage> super::Syncer<S> {
         window: Option<(i64, i64)>,
         budget: &mut Budget<'_>,
     ) -> Result<()> {
+        let part = self.admit_events(url, events, window).await?;
+        self.absorb_page(url, part, budget)
+    }
+
+    /// A page through the store's door, nothing else (see [`Self::absorb_page`]).
+    async fn admit_events(
+        &self,
+        url: &RelayUrl,
+        events: Vec<Value>,
+        window: Option<(i64, i64)>,
+    ) -> Result<ingest::Admitted> {
         if events.is_empty() {
-            return Ok(());
+            return Ok(ingest::Admitted::default());
         }
         let source = Source::Relay { url: url.to_string(), window };
-        let part = self.admit(source, events.into_iter().map(ingest::parse_value).collect()).await?;
+        self.admit(source, events.into_iter().map(ingest::parse_value).collect()).await
+    }
+
+    /// Counts what a page did, reports progress, and cuts the relay off once it has
+    /// served more junk than [`SyncOptions::max_violations`].
+    fn absorb_page(&self, url: &RelayUrl, part: ingest::Admitted, budget: &mut Budget<'_>) -> Result<()> {
         budget.newest = budget.newest.max(part.newest);
         budget.report.pulled.absorb(part.report);
+        if let Some(p) = &budget.opts.progress {
+            p(url.as_str(), "pull", budget.report.pulled.applied, budget.events as u64);
+        }
         let violations = budget.violations();
         if violations > budget.opts.max_violations {
             return Err(budget.misbehaved(format!("served {violations} events no honest relay serves for this filter")));
