@@ -399,13 +399,14 @@ async fn a_search_signs_nothing_and_embed_pending_signs_what_it_deferred() {
 async fn embed_pending_reports_progress_up_to_the_total() {
     let dir = tempfile::tempdir().unwrap();
     let store = open_quiet(dir.path()).await;
-    for i in 0..70 {
-        store.journal_at(&format!("Entry {i}"), T0 - 100.0 + i as f64).await.unwrap();
+    for i in 0..150 {
+        store.journal_at(&format!("Entry {i}"), T0 - 200.0 + i as f64).await.unwrap();
     }
     let mut seen = Vec::new();
-    let report = store.embed_pending(Some(50), |done, total| seen.push((done, total))).await.unwrap();
-    assert_eq!(seen, vec![(32, 50), (50, 50)]);
-    assert_eq!((report.embedded, report.remaining), (50, 20));
+    let report = store.embed_pending(Some(100), |done, total| seen.push((done, total))).await.unwrap();
+    // Batches of 64 (the pipeline's EMBED_BATCH), the last one cut to the limit.
+    assert_eq!(seen, vec![(64, 100), (100, 100)]);
+    assert_eq!((report.embedded, report.remaining), (100, 50));
 }
 
 /// The background task embeds records as they are written, without any search.

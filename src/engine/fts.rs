@@ -90,6 +90,38 @@ pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64)
     Ok(out)
 }
 
+/// Every record holding `term` (one word): its share of an any-word BM25 ([`bm25`]
+/// with the same `context` weight; FTS5 sums one such share per word of the query), and
+/// whether its own words hold it (not only its episode's context), by rowid. Searches
+/// keep these per word ([`crate::search::terms`]).
+pub(crate) fn term_postings(conn: &Connection, term: &str, context: f64) -> Result<Vec<(i64, f64, bool)>> {
+    let context = if context.is_finite() { context.max(0.0) } else { 0.0 };
+    let sql = format!(
+        "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0, {context:.4}), bm25(records_fts, 3.0, 2.0, 1.0, 0.0) \
+         FROM records_fts WHERE records_fts MATCH ?1 ORDER BY rowid"
+    );
+    let Some(expr) = crate::text::fts_any(&[term.to_string()]) else { return Ok(Vec::new()) };
+    let mut stmt = conn.prepare_cached(&sql)?;
+    let rows =
+        stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?, r.get::<_, f64>(2)? != 0.0)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// What the full-text index looks like now, to tell whether anything was written to it
+/// since (by any connection or process): FTS5's structure record (its segments and a
+/// count of leaves written, which every write moves) and its averages record (rows and
+/// tokens).
+pub(crate) fn index_stamp(conn: &Connection) -> Result<Vec<u8>> {
+    let mut stmt = conn.prepare_cached("SELECT id, block FROM records_fts_data WHERE id IN (1, 10) ORDER BY id")?;
+    let mut stamp = Vec::new();
+    for block in stmt.query_map([], |r| r.get::<_, Vec<u8>>(1))? {
+        let block = block?;
+        stamp.extend_from_slice(&(block.len() as u32).to_le_bytes());
+        stamp.extend_from_slice(&block);
+    }
+    Ok(stamp)
+}
+
 /// The live records `filter` admits, at most `cap` (None: more than `cap` do).
 pub(crate) fn admitted(conn: &Connection, filter: &Filter, cap: usize) -> Result<Option<Vec<i64>>> {
     let (cond, mut values) = filter.sql(1);
@@ -177,15 +209,6 @@ pub(crate) fn doc_freq(conn: &Connection, expr: &str) -> Result<u64> {
     Ok(stmt.query_row([own(expr)], |r| r.get::<_, i64>(0))? as u64)
 }
 
-/// Calls `f(rid)` for every record whose own words match the FTS5 expression `expr`.
-pub(crate) fn each_posting(conn: &Connection, expr: &str, mut f: impl FnMut(i64)) -> Result<()> {
-    let mut stmt = conn.prepare_cached("SELECT rowid FROM records_fts WHERE records_fts MATCH ?1")?;
-    for rid in stmt.query_map([own(expr)], |r| r.get::<_, i64>(0))? {
-        f(rid?);
-    }
-    Ok(())
-}
-
 /// A candidate's row: kind, path, payload, time, and whether it waits for its vector.
 pub(crate) struct CandidateRow {
     pub kind: RecordKind,
@@ -260,5 +283,70 @@ mod tests {
         let counted: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0)).unwrap();
         assert_eq!(docs(&conn).unwrap(), counted as u64);
         assert_eq!(counted, 300 - 43);
+    }
+
+    #[test]
+    fn summed_word_shares_are_the_any_word_bm25() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, context, \
+             tokenize = 'porter unicode61 remove_diacritics 2');",
+        )
+        .unwrap();
+        let words = ["birthday", "present", "dana", "garden", "paris", "train", "cake", "budget"];
+        for i in 0..400i64 {
+            let pick = |k: i64| words[((i * 7 + k * 3) % words.len() as i64) as usize];
+            let (key, themes) = if i % 5 == 0 { (pick(1), pick(2)) } else { ("", "") };
+            let value = format!("{} and {} again {}", pick(3), pick(4), pick(3));
+            let context = if i % 3 == 0 { pick(5) } else { "" };
+            conn.execute(
+                "INSERT INTO records_fts (rowid, key, themes, value, context) VALUES (?1, ?2, ?3, ?4, ?5)",
+                (i + 1, key, themes, value, context),
+            )
+            .unwrap();
+        }
+        let terms: Vec<String> = ["birthday", "cake", "paris", "nowhere"].iter().map(|t| t.to_string()).collect();
+        let expr = crate::text::fts_any(&terms).unwrap();
+        let whole = bm25(&conn, &expr, &Filter::default(), 0.2).unwrap();
+        let mut summed: HashMap<i64, f64> = HashMap::new();
+        let mut own_rows = 0;
+        for t in &terms {
+            let postings = term_postings(&conn, t, 0.2).unwrap();
+            assert!(postings.windows(2).all(|w| w[0].0 < w[1].0), "ascending by rowid");
+            own_rows += postings.iter().filter(|p| p.2).count();
+            for (rid, score, _) in postings {
+                *summed.entry(rid).or_insert(0.0) += score;
+            }
+        }
+        assert!(!whole.is_empty());
+        assert_eq!(whole.len(), summed.len());
+        for (rid, score) in &whole {
+            assert!((score - summed[rid]).abs() < 1e-9, "row {rid}: {score} vs {}", summed[rid]);
+        }
+        // Own words: the rows a column filter on key, themes and value finds.
+        let own: i64 = terms
+            .iter()
+            .map(|t| doc_freq(&conn, &crate::text::fts_any(std::slice::from_ref(t)).unwrap()).unwrap() as i64)
+            .sum();
+        assert_eq!(own_rows as i64, own);
+        assert!(own_rows < whole.len() * 2, "context-only rows are not counted as own");
+    }
+
+    #[test]
+    fn the_index_stamp_moves_with_every_write() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, context);").unwrap();
+        let mut seen = vec![index_stamp(&conn).unwrap()];
+        let mut write = |sql: &str| {
+            conn.execute(sql, []).unwrap();
+            let stamp = index_stamp(&conn).unwrap();
+            assert!(!seen.contains(&stamp), "{sql}: the stamp did not move");
+            seen.push(stamp);
+        };
+        write("INSERT INTO records_fts (rowid, value) VALUES (1, 'one two')");
+        write("INSERT INTO records_fts (rowid, value) VALUES (2, 'three')");
+        // Same number of tokens: only the structure record tells.
+        write("UPDATE records_fts SET value = 'four five' WHERE rowid = 1");
+        write("DELETE FROM records_fts WHERE rowid = 2");
     }
 }

@@ -35,6 +35,8 @@ type DfCache = (u64, u64, std::collections::HashMap<String, u64>);
 #[derive(Default)]
 pub(crate) struct SearchState {
     df: Mutex<DfCache>,
+    /// Each searched word's postings, between writes.
+    terms: super::terms::TermCache,
     /// Whether "vectors off" was said already.
     pub(crate) warned_no_vectors: AtomicBool,
 }
@@ -168,6 +170,7 @@ fn coverage(
     conn: &Connection,
     cache: &SearchState,
     terms: &[String],
+    context: f64,
     rids: &BTreeMap<i64, Row>,
 ) -> Result<BTreeMap<i64, f64>> {
     let mut out: BTreeMap<i64, f64> = BTreeMap::new();
@@ -176,19 +179,12 @@ fn coverage(
     }
     let docs = doc_count(conn, cache)? as f64;
     let mut total = 0.0;
-    for t in terms {
-        let Some(expr) = fts_any(std::slice::from_ref(t)) else { continue };
-        // One read of the term's postings gives both its document frequency and which
-        // candidates hold it; on a large store the searched terms past the rarest two
-        // read at most POSTING_BUDGET postings.
-        let mut df = 0u64;
-        let mut holders = Vec::new();
-        fts::each_posting(conn, &expr, |rid| {
-            df += 1;
-            if rids.contains_key(&rid) {
-                holders.push(rid);
-            }
-        })?;
+    // The postings the BM25 pass read (the same words and weight): each gives the word's
+    // document frequency among own words and which candidates hold it.
+    let postings = cache.terms.postings(conn, terms, context)?;
+    for p in postings {
+        let df = p.own_df();
+        let holders: Vec<i64> = rids.keys().copied().filter(|rid| p.own_holds(*rid)).collect();
         let n = docs.max(df as f64);
         let idf = (1.0 + (n - df as f64 + 0.5) / (df as f64 + 0.5)).ln();
         total += idf;
@@ -285,6 +281,16 @@ pub(crate) fn candidates(
             .collect(),
     };
     let mut lexical_all = match &fts_expr {
+        // FTS5 sums one BM25 share per word: the cached shares give the same scores.
+        Some(_) if filter.is_open() => {
+            let mut all = std::collections::HashMap::new();
+            for p in ctx.cache.terms.postings(conn, &searched, w.context)? {
+                for (rid, score) in p.scores() {
+                    *all.entry(rid).or_insert(0.0) += score;
+                }
+            }
+            all
+        }
         Some(expr) => fts::bm25(conn, expr, &filter, w.context)?,
         None => std::collections::HashMap::new(),
     };
@@ -400,7 +406,7 @@ pub(crate) fn candidates(
         journal_times[lo..].iter().take_while(|(t, _)| *t <= ts + w.episode_window).map(|(_, m)| *m).fold(0.0, f64::max)
     };
 
-    let covered = coverage(conn, ctx.cache, &searched, &rows)?;
+    let covered = coverage(conn, ctx.cache, &searched, w.context, &rows)?;
     let terms = query_terms(&q.text);
     let best_match = match_of.values().copied().fold(0.0f64, f64::max);
     let cue_terms = content_terms(&q.text);

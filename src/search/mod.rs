@@ -13,6 +13,7 @@ pub mod phrasings;
 mod promoted;
 pub mod query;
 pub(crate) mod run;
+pub(crate) mod terms;
 pub mod time;
 
 pub use hybrid::{
