@@ -107,8 +107,18 @@ pub(crate) async fn embed_for_search(engine: &Arc<Engine>, vectors: &Vectors) ->
     if engine.read_only() {
         return Ok(0);
     }
+    // Nothing written since a search found nothing pending: nothing to look for (three
+    // hops to the database's threads saved on every search of a store at rest).
+    let generation = engine.generation();
+    if state.clean_at.load(std::sync::atomic::Ordering::SeqCst) == generation + 1 {
+        return Ok(0);
+    }
     let pass = Pass { max: Some(SEARCH_EMBED_BUDGET), publish: false, wait: false, scope: Scope::default() };
-    Ok(embed_batches(engine, &state, pass, &mut |_, _| {}).await?.embedded)
+    let report = embed_batches(engine, &state, pass, &mut |_, _| {}).await?;
+    if report.remaining == 0 {
+        state.clean_at.store(generation + 1, std::sync::atomic::Ordering::SeqCst);
+    }
+    Ok(report.embedded)
 }
 
 /// The novelty gate's share: the pending persona memories of one facet, which it
@@ -307,6 +317,8 @@ async fn embed_batches(
         // Records written meanwhile can make more than counted at the start.
         progress(done, total.max(done));
     }
+    // What this pass left of what it counted at its start (`embed_pending` counts again).
+    report.remaining = pending.saturating_sub(done);
     Ok(report)
 }
 

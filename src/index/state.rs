@@ -31,6 +31,9 @@ pub(crate) struct VectorState {
     /// Held for each batch of an embedding pass: two passes at once (a search and a
     /// background pass) would embed the same records and insert their points twice.
     pub(crate) pending: tokio::sync::Mutex<()>,
+    /// The engine's generation plus one when a search last found nothing to embed (0: not
+    /// known): until something is written, searches need not look again.
+    pub(crate) clean_at: std::sync::atomic::AtomicU64,
 }
 
 impl VectorState {
@@ -69,6 +72,7 @@ impl VectorState {
             unsaved: std::sync::atomic::AtomicUsize::new(0),
             lock,
             pending: tokio::sync::Mutex::new(()),
+            clean_at: std::sync::atomic::AtomicU64::new(0),
         })
     }
 

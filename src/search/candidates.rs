@@ -280,13 +280,24 @@ pub(crate) fn candidates(
             .map(|(rid, _)| rid)
             .collect(),
     };
+    // The records a filter admits, when they are few enough to list (a time range, a
+    // domain): the lexical pool and, with the model, the dense scan keep to them.
+    let admitted = match (has_query_vec && !q.states.is_empty()) || !filter.is_open() {
+        true => fts::admitted(conn, &filter, SCAN_CAP)?,
+        false => None,
+    };
     let mut lexical_all = match &fts_expr {
-        // FTS5 sums one BM25 share per word: the cached shares give the same scores.
-        Some(_) if filter.is_open() => {
+        // FTS5 sums one BM25 share per word: the kept shares give the same scores, within
+        // what the filter admits.
+        Some(_) if filter.is_open() || admitted.is_some() => {
+            let within: Option<std::collections::HashSet<i64>> =
+                admitted.as_ref().filter(|_| !filter.is_open()).map(|a| a.iter().copied().collect());
             let mut all = std::collections::HashMap::new();
             for p in ctx.cache.terms.postings(conn, &searched, w.context)? {
                 for (rid, score) in p.scores() {
-                    *all.entry(rid).or_insert(0.0) += score;
+                    if within.as_ref().is_none_or(|w| w.contains(&rid)) {
+                        *all.entry(rid).or_insert(0.0) += score;
+                    }
                 }
             }
             all
@@ -307,10 +318,7 @@ pub(crate) fn candidates(
     let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&Kind::Journal);
     // A filtered search compares the query with every record the filter admits, when they
     // are few enough, where the shared index could return none of them.
-    let admitted = match has_query_vec && (!filter.is_open() || !q.states.is_empty()) {
-        true => fts::admitted(conn, &filter, SCAN_CAP)?,
-        false => None,
-    };
+    let admitted = admitted.filter(|_| has_query_vec);
     let scanned = admitted.is_some();
     if let Some(rids) = admitted {
         let mut all: Vec<(i64, f64)> = rids
