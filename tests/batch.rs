@@ -45,9 +45,12 @@ async fn write_singly(store: &MemoryStore, items: Vec<BatchItem>) -> Vec<String>
     ids
 }
 
-/// Rows of a store file as a search and the embedding queue see them: per path, the
-/// kind, whether it waits for a vector, its text's fingerprint, its full-text row.
-fn rows(db: &FsPath) -> Vec<(String, String, i64, Option<String>, Option<String>, Option<String>)> {
+/// A record's row as a search and the embedding queue see it: its path, its kind, whether
+/// it waits for a vector, its text's fingerprint, its full-text value and episode context.
+type Row = (String, String, i64, Option<String>, Option<String>, Option<String>);
+
+/// The rows of a store file, by path.
+fn rows(db: &FsPath) -> Vec<Row> {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut stmt = conn
         .prepare(

@@ -35,8 +35,9 @@ enum Plan {
     Kv,
     /// A journal entry: its path is its time, which must still be free.
     Journal { content: String, at: f64 },
-    /// A persona memory merged over `seen`, which must still be the stored version.
-    Persona { input: PersonaInput, seen: Option<PersonaMemory> },
+    /// A persona memory (its input) merged over the version it saw, which must still be
+    /// the stored one.
+    Persona(Box<(PersonaInput, Option<PersonaMemory>)>),
 }
 
 /// Gives an item's validation failure its index (a payload too large shows only once
@@ -78,7 +79,7 @@ pub(crate) fn prepare(
                 let seen = persona::stored(conn, &input)?;
                 let m = persona::remembered(engine, life, seen.as_ref(), input.clone());
                 let (path, m) = life.stamped(engine, seen.as_ref(), m, true);
-                (path, Payload::Persona(m), Plan::Persona { input, seen })
+                (path, Payload::Persona(m), Plan::Persona(Box::new((input, seen))))
             }
         };
         let event = engine_write::sign_ahead(engine, &path, &payload).map_err(at_item(index))?;
@@ -104,9 +105,9 @@ pub(crate) fn write(
                 true => records::append_journal(tx, engine, content, at),
                 false => engine_write::write_signed(tx, engine, &path, payload, event).map(|e| e.id.to_hex()),
             },
-            Plan::Persona { input, seen } => match persona::stored(tx, &input)? == seen {
+            Plan::Persona(planned) => match planned.1 == persona::stored(tx, &planned.0)? {
                 true => engine_write::write_signed(tx, engine, &path, payload, event).map(|e| e.id.to_hex()),
-                false => persona::remember(tx, engine, life, input),
+                false => persona::remember(tx, engine, life, planned.0),
             },
         };
         ids.push(id.map_err(at_item(index))?);
