@@ -8,10 +8,11 @@ use crate::lifecycle::batch;
 use crate::model::{BatchItem, PersonaInput};
 
 /// The most items one batch call takes. A batch holds the write lock while it inserts
-/// (about a millisecond per memory, docs/benchmarks.md "Bulk writes"), so a thousand keep
-/// a search's accesses or a sync pass waiting well under a second; the gain over single
-/// calls is nearly all there by a hundred. Larger inputs are refused
-/// ([`Rule::BatchTooLarge`]): split them, as `memstr import --memories` does.
+/// (under a millisecond per memory, docs/benchmarks.md "Bulk writes"), so a thousand keep
+/// another write (a search's accesses, a sync pass) waiting under a second, while the
+/// per-transaction cost a batch saves (about 4 ms there) is already spread thin. Larger
+/// inputs are refused ([`Rule::BatchTooLarge`]): split them, as `memstr import --memories`
+/// does.
 pub const MAX_BATCH: usize = 1_000;
 
 impl MemoryStore {
