@@ -135,6 +135,17 @@ pub enum Error {
     )]
     ReadOnlyStore(PathBuf),
 
+    /// An item of a batch ([`crate::MemoryStore::write_batch`]) broke a validation rule;
+    /// nothing of the batch was written.
+    #[error("batch item {index}: {source}; nothing of the batch was written")]
+    BatchItem {
+        /// The item's position in the batch, from 0.
+        index: usize,
+        /// The field and the rule it broke.
+        #[source]
+        source: ValidationError,
+    },
+
     /// A file or directory of the store could be another user's: it belongs to someone
     /// else, others can write it, or it is a symbolic link. memstr opens nothing there
     /// (docs/security.md).
@@ -349,6 +360,13 @@ pub enum Rule {
     SelfReference,
     /// Not one of the policy's names (e.g. `archive`, `delete` for the dissolve policy).
     UnknownPolicy(String),
+    /// A batch holds more items than one transaction takes ([`crate::MAX_BATCH`]).
+    BatchTooLarge {
+        /// The most one batch takes.
+        max: usize,
+        /// The items given.
+        len: usize,
+    },
 }
 
 impl Rule {
@@ -367,6 +385,7 @@ impl Rule {
             Rule::PayloadTooLarge { .. } => "nip44-size",
             Rule::SelfReference => "no-self-reference",
             Rule::UnknownPolicy(_) => "known-policy",
+            Rule::BatchTooLarge { .. } => "batch-size",
         }
     }
 }
@@ -392,6 +411,9 @@ impl fmt::Display for Rule {
             }
             Rule::SelfReference => write!(f, "must name a different memory"),
             Rule::UnknownPolicy(s) => write!(f, "is {s:?}; it must be one of archive, delete"),
+            Rule::BatchTooLarge { max, len } => {
+                write!(f, "holds {len} items; one batch takes at most {max} (split it, or import with memstr import --memories)")
+            }
         }
     }
 }

@@ -62,6 +62,6 @@ pub use index::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
 pub use lifecycle::{
     ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, Ingested, LifecycleOptions, PersonaStats, PruneReport,
 };
-pub use model::{PersonaInput, PersonaQuery};
+pub use model::{BatchItem, PersonaInput, PersonaQuery};
 pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
-pub use store::{MemoryStore, StoreOptions, MAX_IMPORT_LINE};
+pub use store::{MemoryStore, StoreOptions, MAX_BATCH, MAX_IMPORT_LINE};

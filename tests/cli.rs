@@ -1425,7 +1425,93 @@ fn export_to_file_matches_stdout() {
 fn export_and_import_require_the_events_flag() {
     let st = Store::new();
     st.run(&["export"]).code(2);
-    st.run(&["import"]).code(2);
+    let r = st.run(&["import"]).code(2);
+    assert!(r.stderr.contains("<--events|--memories>"), "{}", r.stderr);
+    let r = st.run(&["import", "--events", "--memories", "/dev/null"]).code(2);
+    assert!(r.stderr.contains("cannot be used with"), "{}", r.stderr);
+}
+
+/// Memories of every kind as `memstr import --memories` reads them, a blank line among them.
+const MEMORY_LINES: &str = r#"{"kind":"kv","key":"editor","value":"vim","at":1700000000}
+
+{"kind":"journal","content":"Met Alice for coffee","at":1700000100}
+{"kind":"persona","domain":"people","facet":"facts","key":"alice","value":"Alice likes tea","themes":["tea"],"confidence":0.9,"at":1700000200}
+"#;
+
+#[test]
+fn import_memories_writes_every_kind_and_prints_a_summary() {
+    let st = Store::new();
+    let file = st.path("memories.jsonl");
+    std::fs::write(&file, MEMORY_LINES).unwrap();
+    let out = st.ok(&["import", "--memories", file.to_str().unwrap()]);
+    assert_eq!(out, "imported 3 memories (1 flat, 1 journal, 1 persona) from 4 lines in 1 batches\n");
+    assert_eq!(st.ok(&["recall", "editor"]).trim(), "vim");
+    assert_eq!(st.json(&["recent"])[0]["content"], "Met Alice for coffee");
+    let alice = st.json(&["persona", "get", "people", "facts", "alice", "--peek"]);
+    assert_eq!(
+        (alice["value"].as_str(), alice["created_at"].as_f64()),
+        (Some("Alice likes tea"), Some(1_700_000_200.0))
+    );
+    // Each its own event, queued for relays.
+    let stats = st.json(&["stats"]);
+    assert_eq!((stats["events"].as_u64(), stats["outbox"].as_u64()), (Some(3), Some(3)));
+}
+
+#[test]
+fn import_memories_reads_standard_input_and_reports_in_json() {
+    let st = Store::new();
+    let j = run_with_stdin(st.cmd(&["import", "--memories", "--json"]), MEMORY_LINES).json();
+    assert_eq!(j, serde_json::json!({"imported": 3, "kv": 1, "journal": 1, "persona": 1, "batches": 1, "lines": 4}));
+}
+
+#[test]
+fn import_memories_stops_at_a_bad_line_naming_it_and_writes_nothing_of_its_batch() {
+    let st = Store::new();
+    let bad_rule = format!("{}{}", MEMORY_LINES, r#"{"kind":"kv","key":"a/b","value":"x"}"#);
+    let r = run_with_stdin(st.cmd(&["import", "--memories"]), &bad_rule).code(2);
+    assert!(r.stderr.contains("line 5: invalid key"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("rule: forbidden-character") && r.stderr.contains("nothing was imported"),
+        "{}",
+        r.stderr
+    );
+    for (input, says) in [
+        (r#"{"kind":"kv","key":"k","valu":"x"}"#, "line 1: unknown field `valu`"),
+        (r#"{"kind":"note","text":"x"}"#, "line 1: unknown variant `note`, expected one of `kv`, `journal`, `persona`"),
+        (r#"{"kind":"kv","key":"k","value":"v","at":"yesterday"}"#, "line 1: invalid type: string"),
+        ("\n\nnot json", "line 3: expected ident"),
+        (r#"{"kind":"journal","content":"x","at":-5}"#, "line 1: invalid at: is -5"),
+        (r#"{"kind":"kv","key":"k","value":"v","\u001b[31m":1}"#, "line 1: unknown field `\\u{1b}[31m`"),
+    ] {
+        let r = run_with_stdin(st.cmd(&["import", "--memories"]), input).code(2);
+        assert!(r.stderr.contains(says), "{input}: {}", r.stderr);
+        assert!(!r.stderr.contains('\u{1b}'), "no escape reaches the terminal: {:?}", r.stderr);
+    }
+    let stats = st.json(&["stats"]);
+    assert_eq!(
+        (stats["kv"].as_u64(), stats["journal"].as_u64(), stats["events"].as_u64()),
+        (Some(0), Some(0), Some(0))
+    );
+}
+
+#[test]
+fn import_memories_writes_in_batches_and_keeps_the_batches_before_a_bad_line() {
+    let st = Store::new();
+    let good: String =
+        (0..1_500).map(|i| format!("{{\"kind\":\"kv\",\"key\":\"k{i}\",\"value\":\"v{i}\"}}\n")).collect();
+    let j = run_with_stdin(st.cmd(&["import", "--memories", "--json"]), &good).json();
+    assert_eq!((j["imported"].as_u64(), j["batches"].as_u64()), (Some(1_500), Some(2)), "batches of 1,000: {j}");
+    let st = Store::new();
+    let mut input: String = good.lines().take(1_200).map(|l| format!("{l}\n")).collect();
+    input.push_str("{\"kind\":\"kv\",\"key\":\"\",\"value\":\"empty key\"}\n");
+    let r = run_with_stdin(st.cmd(&["import", "--memories"]), &input).code(2);
+    assert!(r.stderr.contains("line 1201: invalid key: must be a non-empty string"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("the 1000 memories of lines 1 to 1000 were (start again from line 1001)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(st.json(&["stats"])["kv"].as_u64(), Some(1_000), "the first batch, whole; nothing of the second");
 }
 
 /// A store with some of everything, at fixed times.

@@ -169,13 +169,16 @@ pub(crate) fn all_kv(conn: &Connection) -> Result<Vec<Memory>> {
 /// published client would): entries are addressed by their timestamp.
 pub(crate) fn append_journal(tx: &Transaction, engine: &Engine, content: String, at: f64) -> Result<String> {
     let mut ts = at;
-    while tx.query_row("SELECT EXISTS(SELECT 1 FROM records WHERE path = ?1)", [Path::journal(ts).to_d()], |r| {
-        r.get::<_, bool>(0)
-    })? {
+    while path_taken(tx, &Path::journal(ts))? {
         ts = f64::from_bits(ts.to_bits() + 1);
     }
     let entry = JournalEntry { content, created_at: ts, archived_at: None };
     put(tx, engine, &Path::journal(ts), Payload::Journal(entry))
+}
+
+/// Whether `path` has a row: a record, or the marker of a deleted one.
+pub(crate) fn path_taken(conn: &Connection, path: &Path) -> Result<bool> {
+    Ok(conn.query_row("SELECT EXISTS(SELECT 1 FROM records WHERE path = ?1)", [path.to_d()], |r| r.get(0))?)
 }
 
 /// The newest journal entries, newest first; archived entries are left out.

@@ -15,6 +15,40 @@ use crate::error::{Error, Result};
 /// deletion so the write always wins. A memory's own time (an import's, say) travels in
 /// the payload: relays order and filter by `created_at`, so it must mean "written".
 pub(crate) fn write_record(tx: &Transaction, engine: &Engine, path: &Path, payload: Payload) -> Result<Event> {
+    write_with(tx, engine, path, payload, None)
+}
+
+/// [`write_record`] with `payload` already signed as `signed` (by [`sign_ahead`], outside
+/// the transaction, so a batch holds the write lock for its inserts only). The event is
+/// used as it is when its `created_at` is still at or past the floor a write at `path`
+/// needs now; otherwise (a version or deletion arrived since) the payload is signed again
+/// here, exactly as [`write_record`] would.
+pub(crate) fn write_signed(
+    tx: &Transaction,
+    engine: &Engine,
+    path: &Path,
+    payload: Payload,
+    signed: Event,
+) -> Result<Event> {
+    write_with(tx, engine, path, payload, Some(signed))
+}
+
+/// Signs `payload` at `path` now, for [`write_signed`] later: the work of a write that
+/// needs no lock (encryption, the signature).
+pub(crate) fn sign_ahead(engine: &Engine, path: &Path, payload: &Payload) -> Result<Event> {
+    if engine.evaluate_only() {
+        return Err(Error::EvaluateOnly(format!("write {path}")));
+    }
+    engine.codec().record_event(path, payload, crate::clock::system_secs().max(0) as u64)
+}
+
+fn write_with(
+    tx: &Transaction,
+    engine: &Engine,
+    path: &Path,
+    payload: Payload,
+    signed: Option<Event>,
+) -> Result<Event> {
     if engine.evaluate_only() {
         return Err(Error::EvaluateOnly(format!("write {path}")));
     }
@@ -33,7 +67,11 @@ pub(crate) fn write_record(tx: &Transaction, engine: &Engine, path: &Path, paylo
     // The system clock, never the store's: a signed `created_at` from a clock set to
     // another time would stamp every later edit after it (docs/sync.md, clocks).
     let created_at = crate::clock::system_secs().max(floor).max(0) as u64;
-    let event = codec.record_event(path, &payload, created_at)?;
+    let event = match signed {
+        Some(e) if e.created_at.as_secs() as i64 >= floor => e,
+        _ => codec.record_event(path, &payload, created_at)?,
+    };
+    let created_at = event.created_at.as_secs();
     let decoded = Decoded::Record { path: path.clone(), d_tag: d.clone(), payload };
     let outcome = apply::apply(tx, codec, &event, &decoded)?;
     if outcome != Outcome::Applied {

@@ -6,6 +6,7 @@
 //! settings, graph cache and cycle state); `persona`, `review` and `cycle` apply the pure
 //! parts to the store through the engine.
 
+pub(crate) mod batch;
 pub mod compress;
 pub(crate) mod cycle;
 pub mod decay;

@@ -79,10 +79,26 @@ pub(crate) fn query(conn: &Connection, q: &PersonaQuery) -> Result<Vec<(i64, Per
 /// Stores a persona memory, or updates the one at the same address (see
 /// [`crate::MemoryStore::persona_remember`]). Returns the event id.
 pub(crate) fn remember(tx: &Transaction, engine: &Engine, life: &Lifecycle, input: PersonaInput) -> Result<String> {
+    let existing = stored(tx, &input)?;
+    let m = remembered(engine, life, existing.as_ref(), input);
+    life.save(tx, engine, existing.as_ref(), m, true)
+}
+
+/// The stored persona memory at `input`'s address, if any.
+pub(crate) fn stored(conn: &Connection, input: &PersonaInput) -> Result<Option<PersonaMemory>> {
+    Ok(records::persona(conn, Some(&input.domain), Some(&input.facet), Some(&input.key))?.pop().map(|(_, m)| m))
+}
+
+/// What [`remember`] makes of `input` over `existing` (the stored version), before the
+/// lifecycle stamps it ([`Lifecycle::stamped`]).
+pub(crate) fn remembered(
+    engine: &Engine,
+    life: &Lifecycle,
+    existing: Option<&PersonaMemory>,
+    input: PersonaInput,
+) -> PersonaMemory {
     let at = input.at.unwrap_or_else(|| engine.now());
-    let existing =
-        records::persona(tx, Some(&input.domain), Some(&input.facet), Some(&input.key))?.pop().map(|(_, m)| m);
-    let mut m = match &existing {
+    let mut m = match existing {
         Some(old) => old.clone(),
         None => PersonaMemory::new(&input.domain, &input.facet, &input.key, "", at),
     };
@@ -115,7 +131,7 @@ pub(crate) fn remember(tx: &Transaction, engine: &Engine, life: &Lifecycle, inpu
     }
     m.last_accessed = m.last_accessed.max(at);
     m.state = life.live_state(&m, at).1;
-    life.save(tx, engine, existing.as_ref(), m, true)
+    m
 }
 
 /// Counts an access, locally: the signed update waits for the next batch of accesses, so

@@ -115,9 +115,22 @@ impl Lifecycle {
         tx: &Transaction,
         engine: &Engine,
         before: Option<&PersonaMemory>,
-        mut m: PersonaMemory,
+        m: PersonaMemory,
         user_edit: bool,
     ) -> Result<String> {
+        let (path, m) = self.stamped(engine, before, m, user_edit);
+        Ok(write_record(tx, engine, &path, Payload::Persona(m))?.id.to_hex())
+    }
+
+    /// The version [`Lifecycle::save`] signs, and its path: `m` with its dissolution mark
+    /// settled and its version vector stamped over `before`.
+    pub(crate) fn stamped(
+        &self,
+        engine: &Engine,
+        before: Option<&PersonaMemory>,
+        mut m: PersonaMemory,
+        user_edit: bool,
+    ) -> (Path, PersonaMemory) {
         let now = engine.now();
         // A memory alive again (rewritten, connected, reinforced) loses its dissolution mark,
         // so a later dissolution starts the grace period afresh.
@@ -126,7 +139,7 @@ impl Lifecycle {
         }
         merge::stamp(before, &mut m, engine.device(), now, user_edit);
         let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
-        Ok(write_record(tx, engine, &path, Payload::Persona(m))?.id.to_hex())
+        (path, m)
     }
 
     /// The knowledge graph (built on first use, then cached). It is rebuilt after writes;

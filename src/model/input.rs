@@ -1,13 +1,20 @@
 //! What a caller hands in to store or find persona memories.
 
+use serde::Deserialize;
+
 use super::{
-    validate_confidence, validate_halflife, validate_key, validate_taxonomy, validate_timestamp, validate_value,
+    validate_confidence, validate_halflife, validate_journal_content, validate_key, validate_taxonomy,
+    validate_timestamp, validate_value,
 };
 use crate::error::{Rule, ValidationError};
 
 /// What to store with [`crate::MemoryStore::persona_remember`]. Unset fields keep the stored
 /// memory's values, or take the defaults for a new one.
-#[derive(Debug, Clone, Default)]
+///
+/// As JSON (a persona line of `memstr import --memories`), the fields by these names;
+/// `domain`, `facet`, `key` and `value` are required by validation, the rest optional.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct PersonaInput {
     /// The domain (`self`, `people`, ...).
     pub domain: String,
@@ -111,6 +118,88 @@ impl PersonaInput {
             validate_timestamp("at", at)?;
         }
         Ok(())
+    }
+}
+
+/// One memory of a batch ([`crate::MemoryStore::write_batch`]): what a single
+/// `remember_at`, `journal_at` or `persona_remember` call would take.
+///
+/// As JSON (a line of `memstr import --memories`), an object whose `kind` names the
+/// variant, with the variant's fields and nothing else:
+/// `{"kind":"kv","key":"editor","value":"vim","at":1767225600}`,
+/// `{"kind":"journal","content":"Met Alice"}`,
+/// `{"kind":"persona","domain":"people","facet":"facts","key":"alice","value":"Alice likes tea"}`.
+/// `at` is Unix seconds (default: the time of the batch).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+#[non_exhaustive]
+pub enum BatchItem {
+    /// A flat memory ([`crate::MemoryStore::remember_at`]): `value` under `key`, replacing
+    /// any previous value.
+    Kv {
+        /// The key.
+        key: String,
+        /// The value.
+        value: String,
+        /// The memory's own time, Unix seconds (default: now).
+        #[serde(default)]
+        at: Option<f64>,
+    },
+    /// A journal entry ([`crate::MemoryStore::journal_at`]).
+    Journal {
+        /// The entry's text.
+        content: String,
+        /// The entry's time, Unix seconds (default: now).
+        #[serde(default)]
+        at: Option<f64>,
+    },
+    /// A persona memory ([`crate::MemoryStore::persona_remember`]: no novelty gate).
+    Persona(PersonaInput),
+}
+
+impl BatchItem {
+    /// A flat memory `value` under `key`.
+    pub fn kv(key: impl Into<String>, value: impl Into<String>) -> Self {
+        BatchItem::Kv { key: key.into(), value: value.into(), at: None }
+    }
+    /// A journal entry.
+    pub fn journal(content: impl Into<String>) -> Self {
+        BatchItem::Journal { content: content.into(), at: None }
+    }
+    /// A persona memory.
+    pub fn persona(input: PersonaInput) -> Self {
+        BatchItem::Persona(input)
+    }
+    /// Its own time (Unix seconds).
+    pub fn at(mut self, t: f64) -> Self {
+        match &mut self {
+            BatchItem::Kv { at, .. } | BatchItem::Journal { at, .. } => *at = Some(t),
+            BatchItem::Persona(input) => input.at = Some(t),
+        }
+        self
+    }
+    /// Its own time, if given.
+    pub fn time(&self) -> Option<f64> {
+        match self {
+            BatchItem::Kv { at, .. } | BatchItem::Journal { at, .. } => *at,
+            BatchItem::Persona(input) => input.at,
+        }
+    }
+
+    /// The rules the single call checks, in the same order.
+    pub(crate) fn validate(&self) -> std::result::Result<(), ValidationError> {
+        match self {
+            BatchItem::Kv { key, value, at } => {
+                validate_key(key)?;
+                validate_value(value)?;
+                at.map_or(Ok(()), |t| validate_timestamp("at", t))
+            }
+            BatchItem::Journal { content, at } => {
+                validate_journal_content(content)?;
+                at.map_or(Ok(()), |t| validate_timestamp("at", t))
+            }
+            BatchItem::Persona(input) => input.validate(),
+        }
     }
 }
 

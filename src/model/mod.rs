@@ -10,7 +10,7 @@ pub mod merge;
 mod persona;
 mod validate;
 
-pub use input::{PersonaInput, PersonaQuery};
+pub use input::{BatchItem, PersonaInput, PersonaQuery};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
 pub use persona::{

@@ -3,11 +3,13 @@
 //! (`crate::lifecycle`), the embedding pipeline (`crate::index`) or relay sync
 //! (`crate::sync`). Its state is four handles, one per subsystem.
 
+mod batch;
 mod lifecycle;
 mod memories;
 mod options;
 mod transfer;
 
+pub use batch::MAX_BATCH;
 pub use transfer::MAX_IMPORT_LINE;
 
 use std::fmt;

@@ -292,11 +292,18 @@ pub(crate) enum Command {
     },
     /// Serve memory to agents over the Model Context Protocol (docs/agents.md).
     Mcp(crate::mcp::McpArgs),
-    /// Import JSON Lines of signed events, verifying each as untrusted input.
+    /// Import JSON Lines: signed events (a backup, verified as untrusted input), or plain
+    /// memories to sign and write in batches.
+    #[command(after_long_help = IMPORT_MEMORIES_HELP)]
+    #[command(group = clap::ArgGroup::new("format").required(true).args(["events", "memories"]))]
     Import {
-        /// Import signed NIP-01 events (the only format for now; required for clarity).
-        #[arg(long, required = true)]
+        /// Import signed NIP-01 events (`memstr export --events` writes them).
+        #[arg(long)]
         events: bool,
+        /// Import plain memories, one JSON object a line (format below), written in
+        /// batches of up to 1,000 per transaction, each memory its own signed event.
+        #[arg(long)]
+        memories: bool,
         /// Input file [default: standard input].
         file: Option<PathBuf>,
     },
@@ -574,3 +581,17 @@ fn parse_strength(s: &str) -> Result<f64, String> {
         _ => Err(format!("{s:?} is not a strength: give a number from 0 to 1")),
     }
 }
+
+/// The format of `memstr import --memories`, shown by `memstr import --help`.
+const IMPORT_MEMORIES_HELP: &str = "\
+--memories reads one JSON object a line (blank lines are skipped); `kind` says which:
+  {\"kind\":\"kv\",\"key\":\"editor\",\"value\":\"vim\"}
+  {\"kind\":\"journal\",\"content\":\"Met Alice for coffee\",\"at\":1767225600}
+  {\"kind\":\"persona\",\"domain\":\"people\",\"facet\":\"facts\",\"key\":\"alice\",\"value\":\"Alice likes tea\",
+   \"themes\":[\"tea\"],\"connections\":[],\"source\":\"notes\",\"confidence\":0.9,\"halflife_days\":30,
+   \"importance\":0.5,\"salience\":0.5}
+`at` (any kind) is the memory's own time in Unix seconds [default: now]. Persona memories
+are written as `persona add` (without --gate) writes them: no novelty gate. Lines are written in
+batches of 1,000, each batch all or nothing: a line that does not parse or breaks a rule
+stops the import with its line number, and nothing from its batch is written (the batches
+before it are, and the error says up to which line).";

@@ -291,13 +291,17 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 None => print!("{text}"),
             }
         }
-        Command::Import { file, .. } => {
+        Command::Import { file, memories, .. } => {
             let input: Box<dyn std::io::Read + Send> = match file {
                 Some(path) => {
                     Box::new(std::fs::File::open(path).with_context(|| format!("reading {}", path.display()))?)
                 }
                 None => Box::new(std::io::stdin()),
             };
+            if *memories {
+                import_memories(store, out, input).await?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let progress = crate::output::import_progress(out);
             let report = store.import_reader(input, progress).await?;
             out.import(&report);
@@ -420,6 +424,71 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `memstr import --memories`: JSON Lines of plain memories, [`memstr::MAX_BATCH`] lines
+/// to a transaction ([`MemoryStore::write_batch`]). A bad line stops the import before its
+/// batch is written; the batches before it stay written, and the error says so.
+async fn import_memories(store: &MemoryStore, out: &Out, input: Box<dyn Read + Send>) -> Result<()> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, input);
+    let mut summary = crate::output::MemoryImport::default();
+    let mut progress = crate::output::memory_import_progress(out);
+    // The batch being read: its items and the line each came from.
+    let (mut items, mut lines) = (Vec::new(), Vec::new());
+    let mut raw = Vec::new();
+    let mut number = 0u64;
+    loop {
+        raw.clear();
+        let limit = memstr::MAX_IMPORT_LINE as u64 + 1;
+        let read = (&mut reader).take(limit).read_until(b'\n', &mut raw).context("reading the import")?;
+        let eof = read == 0;
+        if !eof {
+            number += 1;
+            if raw.len() as u64 >= limit && raw.last() != Some(&b'\n') {
+                bail!("{}", summary.stopped(number, &format!("longer than {} bytes", memstr::MAX_IMPORT_LINE)));
+            }
+            let Ok(text) = std::str::from_utf8(&raw) else { bail!("{}", summary.stopped(number, "not UTF-8")) };
+            if !text.trim().is_empty() {
+                match serde_json::from_str::<memstr::BatchItem>(text) {
+                    Ok(item) => {
+                        items.push(item);
+                        lines.push(number);
+                    }
+                    Err(e) => bail!("{}", summary.stopped(number, &json_problem(&e))),
+                }
+            }
+        }
+        if items.len() == memstr::MAX_BATCH || (eof && !items.is_empty()) {
+            let batch = std::mem::take(&mut items);
+            let kinds = crate::output::MemoryImport::count(&batch);
+            match store.write_batch(batch).await {
+                Ok(_) => summary.written(kinds, number),
+                Err(memstr::Error::BatchItem { index, source }) => {
+                    bail!("{}", summary.stopped(lines[index], &source.to_string()))
+                }
+                Err(e) => bail!("{}: {e}", summary.stopped_at_batch(lines[0])),
+            }
+            lines.clear();
+            progress(&summary);
+        }
+        if eof {
+            break;
+        }
+    }
+    out.memories_imported(&summary);
+    Ok(())
+}
+
+/// serde_json's complaint about one line, without its "at line 1": the caller names the
+/// line of the file.
+fn json_problem(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rsplit_once(" at line ") {
+        Some((problem, _)) if e.column() > 0 => format!("{problem} (column {})", e.column()),
+        Some((problem, _)) => problem.to_string(),
+        None => text,
+    }
 }
 
 async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64) -> Result<ExitCode> {

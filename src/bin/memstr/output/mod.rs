@@ -542,6 +542,21 @@ impl Out {
         }
     }
 
+    /// The summary of `memstr import --memories`.
+    pub fn memories_imported(&self, r: &MemoryImport) {
+        if self.json {
+            print_json(&json!(r));
+        } else {
+            if r.batches > 0 && std::io::stderr().is_terminal() {
+                eprintln!();
+            }
+            println!(
+                "imported {} memories ({} flat, {} journal, {} persona) from {} lines in {} batches",
+                r.imported, r.kv, r.journal, r.persona, r.lines, r.batches
+            );
+        }
+    }
+
     pub fn import(&self, r: &ImportReport) {
         if self.json {
             print_json(&json!(r));
@@ -608,6 +623,77 @@ pub fn embed_progress(out: &Out) -> impl FnMut(usize, usize) + Send {
             }
         }
         let _ = err.flush();
+    }
+}
+
+/// What `memstr import --memories` wrote so far.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct MemoryImport {
+    /// Memories written.
+    pub imported: u64,
+    /// Of which flat memories, journal entries, persona memories.
+    pub kv: u64,
+    pub journal: u64,
+    pub persona: u64,
+    /// Batches (transactions) written.
+    pub batches: u64,
+    /// Lines read (blank ones included).
+    pub lines: u64,
+}
+
+impl MemoryImport {
+    /// Flat memories, journal entries and persona memories in `batch`.
+    pub fn count(batch: &[memstr::BatchItem]) -> [u64; 3] {
+        let mut n = [0; 3];
+        for item in batch {
+            match item {
+                memstr::BatchItem::Kv { .. } => n[0] += 1,
+                memstr::BatchItem::Journal { .. } => n[1] += 1,
+                _ => n[2] += 1,
+            }
+        }
+        n
+    }
+
+    /// A batch written, up to line `through`.
+    pub fn written(&mut self, [kv, journal, persona]: [u64; 3], through: u64) {
+        (self.kv, self.journal, self.persona) = (self.kv + kv, self.journal + journal, self.persona + persona);
+        self.imported += kv + journal + persona;
+        self.batches += 1;
+        self.lines = through;
+    }
+
+    /// Why the import stopped at `line`, and what of it was written.
+    pub fn stopped(&self, line: u64, problem: &str) -> String {
+        format!("line {line}: {}; {}", memstr::display::line(problem), self.kept())
+    }
+
+    /// The import stopped writing the batch that starts at line `first`.
+    pub fn stopped_at_batch(&self, first: u64) -> String {
+        format!("the batch from line {first} was not written ({})", self.kept())
+    }
+
+    fn kept(&self) -> String {
+        match self.imported {
+            0 => "nothing was imported".into(),
+            n => format!(
+                "its batch was not written; the {n} memories of lines 1 to {} were (start again from line {})",
+                self.lines,
+                self.lines + 1
+            ),
+        }
+    }
+}
+
+/// Memories written by `memstr import --memories`, on stderr at a terminal, after each batch.
+pub fn memory_import_progress(out: &Out) -> impl FnMut(&MemoryImport) {
+    let shown = !out.json && std::io::stderr().is_terminal();
+    move |done: &MemoryImport| {
+        if shown {
+            let mut err = std::io::stderr();
+            let _ = write!(err, "\rimporting: {} memories written, {} lines read", done.imported, done.lines);
+            let _ = err.flush();
+        }
     }
 }
 
