@@ -168,10 +168,14 @@ pub fn try_forward(args: &Args, dir: &Path, db: &Path, id: &Identity) -> Option<
     let request = forwardable(args)?;
     match ask(dir, db, id, request) {
         Ok(Answer::Done { chunks, code }) => {
+            tracing::debug!("answered by the server");
             crate::output::replay(&chunks);
             Some(Ok(ExitCode::from(code)))
         }
-        Ok(Answer::Failed { message }) => Some(Err(anyhow::Error::msg(message))),
+        Ok(Answer::Failed { message }) => {
+            tracing::debug!("answered by the server");
+            Some(Err(anyhow::Error::msg(message)))
+        }
         Err(why) => {
             tracing::debug!("no server answered ({why}): searching here");
             None
