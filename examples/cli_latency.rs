@@ -38,8 +38,10 @@ const QUERIES: [&str; 10] = [
     "birthday in March",
 ];
 
-const NAMES: [&str; 12] = ["Alice", "Bob", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivan", "Jun", "Kofi", "Lena"];
-const CITIES: [&str; 10] = ["Warsaw", "Lisbon", "Osaka", "Nairobi", "Toronto", "Tallinn", "Lagos", "Seoul", "Denver", "Porto"];
+const NAMES: [&str; 12] =
+    ["Alice", "Bob", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivan", "Jun", "Kofi", "Lena"];
+const CITIES: [&str; 10] =
+    ["Warsaw", "Lisbon", "Osaka", "Nairobi", "Toronto", "Tallinn", "Lagos", "Seoul", "Denver", "Porto"];
 const THINGS: [&str; 12] = [
     "spicy ramen",
     "bouldering",
@@ -133,7 +135,11 @@ fn cli(dir: &Path) -> Command {
             c.env_remove(k);
         }
     }
-    c.env("MEMSTR_DIR", dir).env("MEMSTR_NSEC", SECRET).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    c.env("MEMSTR_DIR", dir)
+        .env("MEMSTR_NSEC", SECRET)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     c
 }
 
@@ -180,7 +186,9 @@ async fn build(db: &Path, n: usize, embedder: Arc<OnnxEmbedder>) -> memstr::Resu
 }
 
 fn load_average() -> String {
-    std::fs::read_to_string("/proc/loadavg").map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" ")).unwrap_or_default()
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split(' ').take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 #[tokio::main]

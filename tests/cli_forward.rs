@@ -107,17 +107,24 @@ fn a_forwarded_search_prints_what_the_search_here_prints() {
         // Nothing matches: the reason goes to stderr, both ways.
         &["search", "zzzqqq"],
         &["search", "--since", "2020-01-01"],
+        // The persona memory comes last, for `persona search` only: the accesses each
+        // search counts move its activation, a signal of `search`.
+        &["persona", "search", "tomatoes"],
     ] {
         let there = out(cli(dir.path()).args(args));
         let here = out(cli(dir.path()).arg("--no-forward").args(args));
         assert_eq!(there.status.code(), here.status.code(), "{args:?}");
-        if args[0] == "--json" {
+        if args[..2] == ["--json", "search"] {
             assert_eq!(timeless(&there.stdout), timeless(&here.stdout), "{args:?}");
         } else {
             assert_eq!(String::from_utf8_lossy(&there.stdout), String::from_utf8_lossy(&here.stdout), "{args:?}");
         }
         assert_eq!(String::from_utf8_lossy(&there.stderr), String::from_utf8_lossy(&here.stderr), "{args:?}");
         assert!(!there.stdout.is_empty() || !there.stderr.is_empty(), "{args:?} printed nothing");
+        if args[..2] == ["search", "--since"] {
+            // Dated now: its relevance stays at 1 whatever accesses the searches count.
+            run_ok(memstr(dir.path()).args(["persona", "add", "people", "facts", "alice", "Alice grows tomatoes"]));
+        }
     }
 }
 

@@ -85,7 +85,12 @@ impl OnnxEmbedder {
                 return Err(model_err(format!("{} is missing: run `memstr model install`", f.display())));
             }
         }
+        // Each step's time at debug level (`MEMSTR_LOG=memstr::index=debug`): a process
+        // that searches once pays all of them (docs/benchmarks.md, "The CLI").
+        let started = std::time::Instant::now();
         let env = environment(runtime)?;
+        tracing::debug!(ms = started.elapsed().as_secs_f64() * 1e3, "ONNX Runtime loaded");
+        let step = std::time::Instant::now();
         let onnx = model_dir.join("model.onnx");
         let fail = |e: &dyn std::fmt::Display| model_err(format!("loading {}: {e}", onnx.display()));
         let session = Session::builder(&env)
@@ -96,6 +101,8 @@ impl OnnxEmbedder {
             .map_err(|e| fail(&e))?
             .commit_from_file(&onnx)
             .map_err(|e| fail(&e))?;
+        tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "model session created");
+        let step = std::time::Instant::now();
         let mut tokenizer = Tokenizer::from_file(model_dir.join("tokenizer.json"))
             .map_err(|e| Error::Model(Cause::boxed("loading tokenizer.json", e)))?;
         // The file pads every text to 128 tokens: five times slower than padding a batch
@@ -121,7 +128,14 @@ impl OnnxEmbedder {
             model_id: model_id.to_string(),
             dims: 0,
         };
+        tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "tokenizer loaded");
+        let step = std::time::Instant::now();
         me.dims = me.embed(&["dimension probe"])?[0].len();
+        tracing::debug!(
+            probe_ms = step.elapsed().as_secs_f64() * 1e3,
+            total_ms = started.elapsed().as_secs_f64() * 1e3,
+            "model ready"
+        );
         Ok(me)
     }
 }

@@ -137,7 +137,11 @@ pub async fn run(args: Args) -> Result<ExitCode> {
             db.display()
         );
     }
+    // Each step's time at debug level (`MEMSTR_LOG=memstr=debug`): what a command pays
+    // before and after its own work.
+    let step = std::time::Instant::now();
     let id = identity(&args)?;
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "key");
     if let Command::Encrypt | Command::Decrypt = args.command {
         let encrypt = matches!(args.command, Command::Encrypt);
         let changed = match encrypt {
@@ -154,7 +158,10 @@ pub async fn run(args: Args) -> Result<ExitCode> {
     }
     // The servers keep a copy of the key, to prove it to the clients they answer.
     let serving = matches!(args.command, Command::Mcp(_) | Command::Serve).then(|| id.clone());
+    let step = std::time::Instant::now();
     let store = open(&args, id).await?;
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "store open");
+    let step = std::time::Instant::now();
     let code = match serving {
         Some(id) => {
             serve(&args, &store, id).await?;
@@ -162,8 +169,11 @@ pub async fn run(args: Args) -> Result<ExitCode> {
         }
         None => dispatch(&args, &store, &out).await?,
     };
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "command");
+    let step = std::time::Instant::now();
     // Accesses recorded by this command are signed once, here.
     store.close().await?;
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "store closed");
     Ok(code)
 }
 

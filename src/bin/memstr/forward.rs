@@ -1,4 +1,5 @@
-//! Handing a search to a running server for the same store: `memstr serve` and `memstr mcp`
+//! Handing a search (`memstr search`, `memstr persona search`) to a running server for the
+//! same store: `memstr serve` and `memstr mcp`
 //! keep the store open and the model loaded, so a search there costs milliseconds where a
 //! fresh process spends most of a second loading ONNX Runtime and the model.
 //!
@@ -28,7 +29,7 @@ use anyhow::Result;
 use memstr::{Identity, MemoryStore};
 use serde::{Deserialize, Serialize};
 
-use crate::args::{Args, Command, SearchArgs};
+use crate::args::{Args, Command, PersonaCommand, SearchArgs};
 use crate::output::{Chunk, Out};
 
 /// The socket's name in the store's directory.
@@ -79,6 +80,7 @@ struct Welcome {
 #[derive(Serialize, Deserialize)]
 enum Request {
     Search { json: bool, args: SearchArgs },
+    PersonaSearch { json: bool, query: String, limit: u32 },
 }
 
 /// The client's proof of the key, and its command.
@@ -142,7 +144,8 @@ fn private_dir(dir: &Path) -> bool {
     std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir() && m.uid() == euid() && m.mode() & 0o077 == 0)
 }
 
-/// The commands a server may answer, with the arguments that make the answer the same:
+/// The commands a server may answer (`search`, `persona search`: the two that load the
+/// model), with the arguments that make the answer the same:
 /// none that change how the store is opened (its clock, decay, d tags), and not a search
 /// told to leave the model out (the server's store has it).
 fn forwardable(args: &Args) -> Option<Request> {
@@ -154,6 +157,9 @@ fn forwardable(args: &Args) -> Option<Request> {
     match &args.command {
         Command::Search(search) if plain && !search.no_vectors => {
             Some(Request::Search { json: args.json, args: search.clone() })
+        }
+        Command::Persona(PersonaCommand::Search { query, limit }) if plain => {
+            Some(Request::PersonaSearch { json: args.json, query: query.clone(), limit: *limit })
         }
         _ => None,
     }
@@ -472,6 +478,13 @@ async fn run(request: Request, store: &MemoryStore) -> Answer {
                 Err(e) => Answer::Failed { message: crate::message(&e.into()) },
             }
         }
+        Request::PersonaSearch { json, query, limit } => match store.persona_search(&query, limit as usize).await {
+            Ok(hits) => {
+                let out = Out { json };
+                Answer::Done { chunks: crate::output::capture(|| out.hits(&hits)), code: 0 }
+            }
+            Err(e) => Answer::Failed { message: crate::message(&e.into()) },
+        },
     }
 }
 
