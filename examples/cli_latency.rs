@@ -238,7 +238,7 @@ async fn main() -> memstr::Result<()> {
     });
     let stats_cmd = time_cli(runs, |_| {
         let mut c = cli(&o.dir);
-        c.arg("stats");
+        c.args(["persona", "domains"]);
         c
     });
     let no_model = time_cli(runs, |q| {
@@ -298,7 +298,7 @@ async fn main() -> memstr::Result<()> {
     println!("memstr, one process per command:");
     println!("  memstr --version (process start)      {}", stats(version));
     println!("  memstr whoami (+ the key)             {}", stats(whoami));
-    println!("  memstr stats (+ open, close)          {}", stats(stats_cmd));
+    println!("  memstr persona domains (+ open, close){}", stats(stats_cmd));
     println!("  memstr search --no-vectors            {}", stats(no_model));
     println!("  memstr search, no server, the model   {}", stats(direct));
     println!("  memstr search via memstr serve        {}   target <= 150 ms (forwarded: {answered})", stats(served));
