@@ -525,7 +525,9 @@ async fn build(n: usize, dir: &Path) -> BoxResult<()> {
     if batched {
         for (b, chunk) in texts.chunks(1000).enumerate() {
             clock.set(chunk.last().map_or(START_TS, |(_, ts)| *ts));
-            store.write_batch(chunk.iter().map(|(text, ts)| BatchItem::journal(text.as_str()).at(*ts)).collect()).await?;
+            store
+                .write_batch(chunk.iter().map(|(text, ts)| BatchItem::journal(text.as_str()).at(*ts)).collect())
+                .await?;
             let done = (b + 1) * 1000;
             if done % (n / 10).max(1000) == 0 {
                 eprintln!("  wrote {done} ({:.0} s)", secs(t));

@@ -15,6 +15,8 @@ use crate::error::{Error, Result};
 pub const ENV_NSEC: &str = "MEMSTR_NSEC";
 /// Environment variable holding the key file's password.
 pub const ENV_PASSWORD: &str = "MEMSTR_PASSWORD";
+/// Label of the key [`Identity::local_proof`] derives: it changes only with a new scheme.
+const LOCAL_PROOF_LABEL: &[u8] = b"memstr/local-proof/v1";
 /// scrypt cost of new key files (NIP-49's recommended minimum is 16).
 pub const DEFAULT_LOG_N: u8 = 16;
 
@@ -146,6 +148,23 @@ impl Identity {
     /// The secret as `nsec1...`, for deliberate export only.
     pub fn reveal_nsec(&self) -> Zeroizing<String> {
         Zeroizing::new(self.keys.secret_key().to_bech32().expect("a valid secret key always encodes"))
+    }
+
+    /// A proof that this process holds this secret key, for another process of the same
+    /// user that holds it too (the CLI and a running server, src/bin/memstr/forward.rs):
+    /// HMAC-SHA256 over `message` with a key derived from the secret for this purpose only.
+    /// Neither the secret nor that key can be recovered from a proof, and a proof for one
+    /// message says nothing of another's; put fresh nonces from both sides in `message`.
+    pub fn local_proof(&self, message: &[u8]) -> [u8; 32] {
+        use nostr::hashes::hmac::{Hmac, HmacEngine};
+        use nostr::hashes::sha256::Hash as Sha256Hash;
+        use nostr::hashes::{Hash, HashEngine};
+        let mut engine = HmacEngine::<Sha256Hash>::new(self.keys.secret_key().as_secret_bytes());
+        engine.input(LOCAL_PROOF_LABEL);
+        let key = Zeroizing::new(Hmac::<Sha256Hash>::from_engine(engine).to_byte_array());
+        let mut engine = HmacEngine::<Sha256Hash>::new(key.as_slice());
+        engine.input(message);
+        Hmac::<Sha256Hash>::from_engine(engine).to_byte_array()
     }
 
     pub(crate) fn keys(&self) -> &Keys {

@@ -84,29 +84,29 @@ impl OnnxEmbedder {
                 return Err(model_err(format!("{} is missing: run `memstr model install`", f.display())));
             }
         }
-        let env = environment(runtime)?;
-        let onnx = model_dir.join("model.onnx");
-        let fail = |e: &dyn std::fmt::Display| model_err(format!("loading {}: {e}", onnx.display()));
-        let session = Session::builder(&env)
-            .map_err(|e| fail(&e))?
-            .with_intra_threads(model_threads())
-            .map_err(|e| fail(&e))?
-            .with_inter_threads(1)
-            .map_err(|e| fail(&e))?
-            // Threads that spin between runs would burn the cores a search and SQLite
-            // need; a model call is milliseconds, so waking them costs little.
-            .with_intra_op_spinning(false)
-            .map_err(|e| fail(&e))?
-            .commit_from_file(&onnx)
-            .map_err(|e| fail(&e))?;
-        let mut tokenizer = Tokenizer::from_file(model_dir.join("tokenizer.json"))
-            .map_err(|e| Error::Model(Cause::boxed("loading tokenizer.json", e)))?;
-        // The file pads every text to 128 tokens: five times slower than padding a batch
-        // to its longest text.
-        tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
-        tokenizer
-            .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
-            .map_err(|e| Error::Model(Cause::boxed("tokenizer truncation", e)))?;
+        // Each step's time at debug level (`MEMSTR_LOG=memstr::index=debug`): a process
+        // that searches once pays all of them (docs/benchmarks.md, "The CLI").
+        let started = std::time::Instant::now();
+        // The tokenizer (parsing tokenizer.json) on a thread of its own, beside ONNX
+        // Runtime's load and the session: a process that searches once waits for the
+        // longer of the two, not their sum.
+        let (loaded, tokenizer) = std::thread::scope(|scope| {
+            let tokenizer = std::thread::Builder::new()
+                .name("memstr-tokenizer".into())
+                .spawn_scoped(scope, || {
+                    let step = std::time::Instant::now();
+                    let tokenizer = load_tokenizer(&model_dir.join("tokenizer.json"));
+                    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "tokenizer loaded");
+                    tokenizer
+                })
+                .map_err(|e| Error::Task(format!("starting the tokenizer's loader: {e}")));
+            let loaded = session(runtime, &model_dir.join("model.onnx"), started);
+            let tokenizer =
+                tokenizer.and_then(|t| t.join().map_err(|_| Error::Task("the tokenizer's loader panicked".into()))?);
+            (loaded, tokenizer)
+        });
+        let (env, session) = loaded?;
+        let tokenizer = tokenizer?;
         let token_type_ids = session.inputs().iter().any(|i| i.name() == "token_type_ids");
         let output = session
             .outputs()
@@ -124,9 +124,54 @@ impl OnnxEmbedder {
             model_id: model_id.to_string(),
             dims: 0,
         };
+        let step = std::time::Instant::now();
         me.dims = me.embed(&["dimension probe"])?[0].len();
+        tracing::debug!(
+            probe_ms = step.elapsed().as_secs_f64() * 1e3,
+            total_ms = started.elapsed().as_secs_f64() * 1e3,
+            "model ready"
+        );
         Ok(me)
     }
+}
+
+/// ONNX Runtime (once per process) and a session of the model at `onnx`.
+fn session(
+    runtime: &Path,
+    onnx: &Path,
+    started: std::time::Instant,
+) -> Result<(ort::environment::Environment, Session)> {
+    let env = environment(runtime)?;
+    tracing::debug!(ms = started.elapsed().as_secs_f64() * 1e3, "ONNX Runtime loaded");
+    let step = std::time::Instant::now();
+    let fail = |e: &dyn std::fmt::Display| model_err(format!("loading {}: {e}", onnx.display()));
+    let session = Session::builder(&env)
+        .map_err(|e| fail(&e))?
+        .with_intra_threads(model_threads())
+        .map_err(|e| fail(&e))?
+        .with_inter_threads(1)
+        .map_err(|e| fail(&e))?
+        // Threads that spin between runs would burn the cores a search and SQLite need; a
+        // model call is milliseconds, so waking them costs little.
+        .with_intra_op_spinning(false)
+        .map_err(|e| fail(&e))?
+        .commit_from_file(onnx)
+        .map_err(|e| fail(&e))?;
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "model session created");
+    Ok((env, session))
+}
+
+/// The tokenizer, padding a batch to its longest text and cutting at [`MAX_TOKENS`].
+fn load_tokenizer(path: &Path) -> Result<Tokenizer> {
+    let mut tokenizer =
+        Tokenizer::from_file(path).map_err(|e| Error::Model(Cause::boxed("loading tokenizer.json", e)))?;
+    // The file pads every text to 128 tokens: five times slower than padding a batch
+    // to its longest text.
+    tokenizer.with_padding(Some(PaddingParams { strategy: PaddingStrategy::BatchLongest, ..Default::default() }));
+    tokenizer
+        .with_truncation(Some(TruncationParams { max_length: MAX_TOKENS, ..Default::default() }))
+        .map_err(|e| Error::Model(Cause::boxed("tokenizer truncation", e)))?;
+    Ok(tokenizer)
 }
 
 impl Embedder for OnnxEmbedder {

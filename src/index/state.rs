@@ -87,7 +87,9 @@ impl VectorState {
             return Ok(index);
         }
         let handle = loader.take().ok_or_else(|| Error::Task("the vector index failed to load".into()))?;
+        let waited = std::time::Instant::now();
         let (index, unsaved) = handle.join().map_err(|_| Error::Task("the vector index loader panicked".into()))??;
+        tracing::debug!(ms = waited.elapsed().as_secs_f64() * 1e3, "waited for the vector index to load");
         self.unsaved.fetch_add(unsaved, std::sync::atomic::Ordering::SeqCst);
         let _ = self.index.set(RwLock::new(index));
         Ok(self.index.get().expect("set just above"))

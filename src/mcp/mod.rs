@@ -58,6 +58,10 @@ pub enum Transport {
     Stdio,
     /// Streamable HTTP at `/mcp`.
     Http(HttpOptions),
+    /// No MCP transport: only the background work (live sync, embedding, signing
+    /// accesses) until `shutdown` completes. `memstr serve` runs this, and answers the
+    /// CLI's searches over a socket of its own.
+    None,
 }
 
 /// How often accesses are checked for a due batch when no relay is configured (live sync
@@ -118,6 +122,10 @@ where
     let served = match transport {
         Transport::Stdio => serve_stdio(&store, shutdown).await,
         Transport::Http(options) => http::serve(&store, options, shutdown).await,
+        Transport::None => {
+            shutdown.await;
+            Ok(())
+        }
     };
     #[cfg(feature = "vectors")]
     drop(embedding);

@@ -52,6 +52,11 @@ pub struct Args {
     #[arg(long, global = true, env = "MEMSTR_DISSOLVE", value_name = "archive|delete")]
     pub(crate) dissolve: Option<memstr::Dissolve>,
 
+    /// Do everything in this process: never hand a search to a running `memstr serve` or
+    /// `memstr mcp` for the same store, and (for those servers) do not listen for one.
+    #[arg(long, global = true, env = "MEMSTR_NO_FORWARD", value_parser = clap::builder::BoolishValueParser::new())]
+    pub(crate) no_forward: bool,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -172,55 +177,7 @@ pub(crate) enum Command {
     /// dated then, by their own time; --since/--until win over it. With a range and nothing
     /// else to match (no query, or "what happened last week?") every record in the range is
     /// listed, newest first, with no strength cutoff.
-    Search {
-        /// What to look for, in plain words (matched by meaning and by words); may be left
-        /// out when --since or --until gives a range to list.
-        #[arg(required_unless_present_any = ["since", "until"])]
-        query: Option<String>,
-        /// At most this many hits.
-        #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
-        limit: u32,
-        /// Only this kind (repeatable).
-        #[arg(long = "kind", value_name = "memory|journal|persona")]
-        kinds: Vec<KindArg>,
-        /// Only persona memories of this domain.
-        #[arg(long)]
-        domain: Option<String>,
-        /// Only persona memories of this facet.
-        #[arg(long)]
-        facet: Option<String>,
-        /// Only records dated at or after this time (ISO 8601 such as 2026-05-01, a span
-        /// back from now such as 3d, or Unix seconds); wins over a time in the query.
-        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
-        since: Option<When>,
-        /// Only records dated before this time (ISO 8601, a span back from now, or Unix
-        /// seconds); wins over a time in the query.
-        #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
-        until: Option<When>,
-        /// Show each hit's score signal by signal.
-        #[arg(long)]
-        explain: bool,
-        /// Drop hits weaker than this strength (0 to 1, the second column) [default: the
-        /// calibrated cutoff; 0 keeps every hit].
-        #[arg(long, value_name = "S", value_parser = parse_strength)]
-        min_strength: Option<f64>,
-        /// Also show superseded memories (history), each after the memory that replaced
-        /// it [default: only the current truth; a match on an old memory shows its
-        /// replacement].
-        #[arg(long)]
-        history: bool,
-        /// Another wording of the question, ranked and fused with it (repeat, up to 4): an
-        /// agent's own rewrites of what it asks.
-        #[arg(long = "phrasing", value_name = "TEXT")]
-        phrasings: Vec<String>,
-        /// A sentence the memory sought might read like (a hypothetical answer), ranked and
-        /// fused as a phrasing is.
-        #[arg(long, value_name = "TEXT")]
-        hypothetical: Option<String>,
-        /// Search without the embedding model.
-        #[arg(long)]
-        no_vectors: bool,
-    },
+    Search(SearchArgs),
     /// Embed every record waiting for a vector, with progress on stderr (a search embeds
     /// at most 32 itself and finds the rest by their words). Needs the model.
     Index,
@@ -290,8 +247,14 @@ pub(crate) enum Command {
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
     },
-    /// Serve memory to agents over the Model Context Protocol (docs/agents.md).
+    /// Serve memory to agents over the Model Context Protocol (docs/agents.md). It also
+    /// answers `memstr search` for the same store over a socket beside it (see `serve`).
     Mcp(crate::mcp::McpArgs),
+    /// Keep the store open, the model loaded and relays synced until SIGINT or SIGTERM,
+    /// answering `memstr search` for the same store and key over an owner-only socket
+    /// beside it (DIR/memstr.sock): a search then costs milliseconds, not the model's load.
+    /// --no-forward (MEMSTR_NO_FORWARD=1) turns the hand-off off.
+    Serve,
     /// Import JSON Lines: signed events (a backup, verified as untrusted input), or plain
     /// memories to sign and write in batches.
     #[command(after_long_help = IMPORT_MEMORIES_HELP)]
@@ -307,6 +270,59 @@ pub(crate) enum Command {
         /// Input file [default: standard input].
         file: Option<PathBuf>,
     },
+}
+
+// `memstr search`'s arguments. They are also the request a running server answers
+// (src/bin/memstr/forward.rs), so the two read the same fields the same way.
+#[derive(Debug, Clone, clap::Args, serde::Serialize, serde::Deserialize)]
+pub(crate) struct SearchArgs {
+    /// What to look for, in plain words (matched by meaning and by words); may be left
+    /// out when --since or --until gives a range to list.
+    #[arg(required_unless_present_any = ["since", "until"])]
+    pub(crate) query: Option<String>,
+    /// At most this many hits.
+    #[arg(long, short = 'n', default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) limit: u32,
+    /// Only this kind (repeatable).
+    #[arg(long = "kind", value_name = "memory|journal|persona")]
+    pub(crate) kinds: Vec<KindArg>,
+    /// Only persona memories of this domain.
+    #[arg(long)]
+    pub(crate) domain: Option<String>,
+    /// Only persona memories of this facet.
+    #[arg(long)]
+    pub(crate) facet: Option<String>,
+    /// Only records dated at or after this time (ISO 8601 such as 2026-05-01, a span
+    /// back from now such as 3d, or Unix seconds); wins over a time in the query.
+    #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+    pub(crate) since: Option<When>,
+    /// Only records dated before this time (ISO 8601, a span back from now, or Unix
+    /// seconds); wins over a time in the query.
+    #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
+    pub(crate) until: Option<When>,
+    /// Show each hit's score signal by signal.
+    #[arg(long)]
+    pub(crate) explain: bool,
+    /// Drop hits weaker than this strength (0 to 1, the second column) [default: the
+    /// calibrated cutoff; 0 keeps every hit].
+    #[arg(long, value_name = "S", value_parser = parse_strength)]
+    pub(crate) min_strength: Option<f64>,
+    /// Also show superseded memories (history), each after the memory that replaced
+    /// it [default: only the current truth; a match on an old memory shows its
+    /// replacement].
+    #[arg(long)]
+    pub(crate) history: bool,
+    /// Another wording of the question, ranked and fused with it (repeat, up to 4): an
+    /// agent's own rewrites of what it asks.
+    #[arg(long = "phrasing", value_name = "TEXT")]
+    pub(crate) phrasings: Vec<String>,
+    /// A sentence the memory sought might read like (a hypothetical answer), ranked and
+    /// fused as a phrasing is.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) hypothetical: Option<String>,
+    /// Search without the embedding model.
+    #[arg(long)]
+    pub(crate) no_vectors: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -354,7 +370,7 @@ impl FactCommand {
     }
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, clap::ValueEnum, serde::Serialize, serde::Deserialize)]
 pub(crate) enum KindArg {
     Memory,
     Journal,
@@ -541,7 +557,7 @@ impl Args {
 /// A time given on the command line for the command's data (`--at`, `--since`, `--until`):
 /// a fixed instant, or a span back from the command's "now", which is the store's clock
 /// (`--payload-clock`, `--now`) and only known once the store is open.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) enum When {
     At(f64),
     Ago(f64),

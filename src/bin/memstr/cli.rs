@@ -53,10 +53,10 @@ pub(crate) fn identity(args: &Args) -> Result<Identity> {
 /// Whether the command searches (and so wants the embedding model).
 fn wants_vectors(args: &Args) -> bool {
     match &args.command {
-        Command::Search { no_vectors, .. } => !no_vectors,
+        Command::Search(search) => !search.no_vectors,
         Command::Persona(PersonaCommand::Search { .. }) => true,
         Command::Persona(PersonaCommand::Add { gate: true, .. }) => true,
-        Command::Introspect | Command::Consolidate | Command::Mcp(_) | Command::Index => true,
+        Command::Introspect | Command::Consolidate | Command::Mcp(_) | Command::Serve | Command::Index => true,
         // The purged memory's point is blanked in the saved index at once (docs/lifecycle.md).
         Command::Purge { .. } => true,
         _ => false,
@@ -137,7 +137,11 @@ pub async fn run(args: Args) -> Result<ExitCode> {
             db.display()
         );
     }
+    // Each step's time at debug level (`MEMSTR_LOG=memstr=debug`): what a command pays
+    // before and after its own work.
+    let step = std::time::Instant::now();
     let id = identity(&args)?;
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "key");
     if let Command::Encrypt | Command::Decrypt = args.command {
         let encrypt = matches!(args.command, Command::Encrypt);
         let changed = match encrypt {
@@ -147,10 +151,29 @@ pub async fn run(args: Args) -> Result<ExitCode> {
         out.at_rest(&db, encrypt, changed);
         return Ok(ExitCode::SUCCESS);
     }
+    // A server for this store and key answers in milliseconds; without one, this process
+    // opens the store and loads the model itself.
+    if let Some(done) = crate::forward::try_forward(&args, &args.dir()?, &db, &id) {
+        return done;
+    }
+    // The servers keep a copy of the key, to prove it to the clients they answer.
+    let serving = matches!(args.command, Command::Mcp(_) | Command::Serve).then(|| id.clone());
+    let step = std::time::Instant::now();
     let store = open(&args, id).await?;
-    let code = dispatch(&args, &store, &out).await?;
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "store open");
+    let step = std::time::Instant::now();
+    let code = match serving {
+        Some(id) => {
+            serve(&args, &store, id).await?;
+            ExitCode::SUCCESS
+        }
+        None => dispatch(&args, &store, &out).await?,
+    };
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "command");
+    let step = std::time::Instant::now();
     // Accesses recorded by this command are signed once, here.
     store.close().await?;
+    tracing::debug!(ms = step.elapsed().as_secs_f64() * 1e3, "store closed");
     Ok(code)
 }
 
@@ -240,40 +263,10 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             out.journal(&store.recent_between(since, until, *limit as usize).await?)
         }
         Command::Stats => out.stats(&store.stats().await?),
-        Command::Search {
-            query,
-            limit,
-            kinds,
-            domain,
-            facet,
-            since,
-            until,
-            explain,
-            min_strength,
-            history,
-            phrasings,
-            hypothetical,
-            ..
-        } => {
-            let mut q = memstr::SearchQuery::new(query.as_deref().unwrap_or("")).limit(*limit as usize);
-            q.min_strength = *min_strength;
-            q.history = *history;
-            q.phrasings = phrasings.clone();
-            q.hypothetical = hypothetical.clone();
-            q.kinds = kinds
-                .iter()
-                .map(|k| match k {
-                    KindArg::Memory => memstr::search::Kind::Memory,
-                    KindArg::Journal => memstr::search::Kind::Journal,
-                    KindArg::Persona => memstr::search::Kind::Persona,
-                })
-                .collect();
-            q.domain = domain.clone();
-            q.facet = facet.clone();
-            q.since = since.as_ref().map(|w| w.at(now));
-            q.until = until.as_ref().map(|w| w.at(now));
+        Command::Search(search) => {
+            let q = search_query(search, now);
             let outcome = store.search_outcome(q).await?;
-            out.search(&outcome, *explain);
+            out.search(&outcome, search.explain);
         }
         Command::Export { output, .. } => {
             let events = store.export_events().await?;
@@ -376,7 +369,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 return Ok(ExitCode::from(3));
             }
         }
-        Command::Mcp(mcp) => crate::mcp::run(mcp, store).await?,
+        Command::Mcp(_) | Command::Serve => unreachable!("served by `serve`"),
         Command::Status => out.status(&store.stats().await?, &store.relays().await?),
         Command::Index => {
             if !store.has_vectors() {
@@ -489,6 +482,55 @@ fn json_problem(e: &serde_json::Error) -> String {
         Some((problem, _)) => problem.to_string(),
         None => text,
     }
+}
+
+/// `memstr mcp` and `memstr serve`: answering the CLI's searches for this store on its
+/// socket (unless --no-forward) while serving.
+async fn serve(args: &Args, store: &MemoryStore, id: Identity) -> Result<()> {
+    let listener = if args.no_forward { None } else { crate::forward::listen(&args.dir()?, store, id) };
+    let served = match &args.command {
+        Command::Mcp(mcp) => crate::mcp::run(mcp, store).await,
+        _ => {
+            match &listener {
+                Some(_) => eprintln!(
+                    "memstr: serving {} until SIGINT or SIGTERM; `memstr search` hands its searches here",
+                    store.path().display()
+                ),
+                None => eprintln!("memstr: serving {} until SIGINT or SIGTERM", store.path().display()),
+            }
+            memstr::mcp::serve(store.clone(), memstr::mcp::Transport::None, crate::mcp::signals())
+                .await
+                .map_err(Into::into)
+        }
+    };
+    if let Some(listener) = listener {
+        listener.stop().await;
+    }
+    served
+}
+
+/// The library's query for `memstr search`'s arguments, with spans counted back from `now`
+/// (the store's clock): the same here and in a server answering for this process.
+pub(crate) fn search_query(search: &SearchArgs, now: f64) -> memstr::SearchQuery {
+    let mut q = memstr::SearchQuery::new(search.query.as_deref().unwrap_or("")).limit(search.limit as usize);
+    q.min_strength = search.min_strength;
+    q.history = search.history;
+    q.phrasings = search.phrasings.clone();
+    q.hypothetical = search.hypothetical.clone();
+    q.kinds = search
+        .kinds
+        .iter()
+        .map(|k| match k {
+            KindArg::Memory => memstr::search::Kind::Memory,
+            KindArg::Journal => memstr::search::Kind::Journal,
+            KindArg::Persona => memstr::search::Kind::Persona,
+        })
+        .collect();
+    q.domain = search.domain.clone();
+    q.facet = search.facet.clone();
+    q.since = search.since.as_ref().map(|w| w.at(now));
+    q.until = search.until.as_ref().map(|w| w.at(now));
+    q
 }
 
 async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64) -> Result<ExitCode> {

@@ -2,6 +2,7 @@
 
 mod args;
 mod cli;
+mod forward;
 mod keys;
 mod mcp;
 mod output;
@@ -24,7 +25,7 @@ fn main() -> ExitCode {
     clear_empty_env();
     let args = args::Args::parse();
     // `search --no-vectors` turned the model off on purpose: no warning that it is off.
-    let chosen = matches!(args.command, args::Command::Search { no_vectors: true, .. });
+    let chosen = matches!(&args.command, args::Command::Search(s) if s.no_vectors);
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_env("MEMSTR_LOG").unwrap_or_else(|_| {
             // The relay library reports every client that hangs up without a closing
@@ -68,7 +69,7 @@ fn clear_empty_env() {
 
 /// The error and its causes, each said once: memstr's errors already name their cause in
 /// their own message, and anyhow's `{:#}` would repeat it.
-fn message(e: &anyhow::Error) -> String {
+pub(crate) fn message(e: &anyhow::Error) -> String {
     let mut text = e.to_string();
     for cause in e.chain().skip(1) {
         let cause = cause.to_string();

@@ -21,9 +21,84 @@ pub struct Out {
     pub json: bool,
 }
 
+/// A piece of a command's output: what a server ran for a client (src/bin/memstr/forward.rs)
+/// is sent back in these, in order, so the client prints exactly what it would have printed
+/// itself, standard output and error interleaved as they were.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Chunk {
+    /// For standard error (else standard output).
+    pub stderr: bool,
+    pub text: String,
+}
+
+thread_local! {
+    /// Set while [`capture`] runs: output goes here instead of the terminal.
+    static CAPTURED: std::cell::RefCell<Option<Vec<Chunk>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (output code: synchronous, on this thread) with everything it prints collected.
+pub fn capture(f: impl FnOnce()) -> Vec<Chunk> {
+    CAPTURED.with(|c| *c.borrow_mut() = Some(Vec::new()));
+    // Taken back even if `f` panics: a serving thread must not keep swallowing output.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            CAPTURED.with(|c| c.borrow_mut().take());
+        }
+    }
+    let reset = Reset;
+    f();
+    let chunks = CAPTURED.with(|c| c.borrow_mut().take()).unwrap_or_default();
+    drop(reset);
+    chunks
+}
+
+/// One line of output, to the capture when one runs, else to the terminal.
+pub fn emit(stderr: bool, mut text: String) {
+    text.push('\n');
+    let text = match CAPTURED.with(|c| match c.borrow_mut().as_mut() {
+        Some(chunks) => {
+            match chunks.last_mut() {
+                Some(last) if last.stderr == stderr => last.text.push_str(&text),
+                _ => chunks.push(Chunk { stderr, text }),
+            }
+            None
+        }
+        None => Some(text),
+    }) {
+        Some(t) => t,
+        None => return,
+    };
+    if stderr {
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+}
+
+/// Prints what a server captured, as [`emit`] would have.
+pub fn replay(chunks: &[Chunk]) {
+    let (mut out, mut err) = (std::io::stdout().lock(), std::io::stderr().lock());
+    for c in chunks {
+        let _ = if c.stderr {
+            err.write_all(c.text.as_bytes())
+        } else {
+            out.write_all(c.text.as_bytes()).and_then(|_| out.flush())
+        };
+    }
+    let _ = out.flush();
+}
+
+macro_rules! outln {
+    ($($t:tt)*) => { $crate::output::emit(false, format!($($t)*)) };
+}
+macro_rules! errln {
+    ($($t:tt)*) => { $crate::output::emit(true, format!($($t)*)) };
+}
+
 fn print_json(v: &Value) {
     let text = serde_json::to_string_pretty(v).expect("values always serialise");
-    println!("{}", display::json(&text));
+    outln!("{}", display::json(&text));
 }
 
 /// Stored or relay-supplied text on one line of output, escaped (src/display.rs).
@@ -58,7 +133,7 @@ impl Out {
         if self.json {
             print_json(&json!({"value": v}));
         } else {
-            println!("{}", display::block(v));
+            outln!("{}", display::block(v));
         }
     }
 
@@ -67,21 +142,25 @@ impl Out {
             print_json(&serde_json::to_value(r).expect("a report serialises"));
             return;
         }
-        println!(
+        outln!(
             "{} memories: {} active, {} fading, {} forgotten, {} dissolved",
-            r.total_memories, r.active, r.fading, r.forgotten, r.dissolved
+            r.total_memories,
+            r.active,
+            r.fading,
+            r.forgotten,
+            r.dissolved
         );
         let pairs = |name: &str, v: &[(String, String)], sep: &str| {
             if !v.is_empty() {
-                println!("{name}:");
+                outln!("{name}:");
                 for (a, b) in v {
-                    println!("  {} {sep} {}", l(a), l(b));
+                    outln!("  {} {sep} {}", l(a), l(b));
                 }
             }
         };
         let list = |name: &str, v: &[String]| {
             if !v.is_empty() {
-                println!("{name}: {}", l(&v.join(", ")));
+                outln!("{name}: {}", l(&v.join(", ")));
             }
         };
         pairs("contradictions", &r.contradictions, "x");
@@ -100,15 +179,15 @@ impl Out {
             return;
         }
         for (address, from, to) in &r.transitions {
-            println!("{}: {from} -> {to}", l(address));
+            outln!("{}: {from} -> {to}", l(address));
         }
         for address in &r.archived {
-            println!("{}: archived (dissolved past the grace period; `memstr restore` brings it back)", l(address));
+            outln!("{}: archived (dissolved past the grace period; `memstr restore` brings it back)", l(address));
         }
         for address in &r.deleted {
-            println!("{}: deleted (dissolved past the grace period)", l(address));
+            outln!("{}: deleted (dissolved past the grace period)", l(address));
         }
-        println!("{} changed", r.count());
+        outln!("{} changed", r.count());
     }
 
     pub fn compressed(&self, c: &Compressed) {
@@ -116,8 +195,8 @@ impl Out {
             print_json(&json!({"text": c.text, "included": c.included, "covered": c.covered, "total": c.total,
                 "omitted": c.omitted, "replaced": c.replaced, "estimated_tokens": c.estimated_tokens}));
         } else {
-            println!("{}", display::block(&c.text));
-            println!("{}", c.coverage());
+            outln!("{}", display::block(&c.text));
+            outln!("{}", c.coverage());
         }
     }
 
@@ -126,7 +205,7 @@ impl Out {
             print_json(&serde_json::to_value(r).expect("a report serialises"));
             return;
         }
-        println!(
+        outln!(
             "states changed {}, archived {}, deleted {}, promoted {}, linked {}, strengthened {}, decay days {}, edges pruned {}, edges {}",
             r.prune.transitions.len(),
             r.prune.archived.len(),
@@ -139,7 +218,7 @@ impl Out {
             r.edges
         );
         for p in &r.promoted {
-            println!("  promoted {}", l(p));
+            outln!("  promoted {}", l(p));
         }
     }
 
@@ -153,7 +232,7 @@ impl Out {
             return;
         }
         for n in ns {
-            println!("{:.3}  {:<13}  {} ({})", n.weight, relation(n), l(&n.id), l(&n.node));
+            outln!("{:.3}  {:<13}  {} ({})", n.weight, relation(n), l(&n.id), l(&n.node));
         }
     }
 
@@ -164,8 +243,8 @@ impl Out {
         }
         for v in vs {
             match v.until {
-                Some(u) => println!("{} .. {}  {}", time(v.from), time(u), l(&v.value)),
-                None => println!("{} .. now                   {}", time(v.from), l(&v.value)),
+                Some(u) => outln!("{} .. {}  {}", time(v.from), time(u), l(&v.value)),
+                None => outln!("{} .. now                   {}", time(v.from), l(&v.value)),
             }
         }
     }
@@ -191,14 +270,14 @@ impl Out {
                 "address": i.address, "event_id": i.event_id}));
         } else {
             match target {
-                Some(t) => println!(
+                Some(t) => outln!(
                     "{decision} {} (similarity {:.3}{}) -> {}",
                     l(t),
                     similarity.unwrap_or(0.0),
                     cue.map(|c| format!(", {}", l(c))).unwrap_or_default(),
                     l(&i.address)
                 ),
-                None => println!("create {}", l(&i.address)),
+                None => outln!("create {}", l(&i.address)),
             }
         }
     }
@@ -227,7 +306,7 @@ impl Out {
                 "key_file": key_file, "store": store, "d_tag_mode": mode.as_str(), "key": key,
                 "store_existed": existed, "relays_see": mode_reveals(mode).trim(), "encrypted": encrypted}));
         } else {
-            println!(
+            outln!(
                 "{key} {}\n  key file: {}\n  store:    {}{}\n  d tags:   {}\n  at rest:  {}\n{}",
                 id.npub(),
                 key_file.map_or("none (the key is read from MEMSTR_NSEC)".into(), |f| f.display().to_string()),
@@ -245,7 +324,7 @@ impl Out {
         if self.json {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex(), "secret_kept": kept}));
         } else {
-            println!("{}\n  public key (hex): {}\n  secret: {kept}\n  `memstr key export` prints it for another device (encrypted)", id.npub(), id.public_key().to_hex());
+            outln!("{}\n  public key (hex): {}\n  secret: {kept}\n  `memstr key export` prints it for another device (encrypted)", id.npub(), id.public_key().to_hex());
         }
     }
 
@@ -262,18 +341,18 @@ impl Out {
         }
         for (u, o) in &r.asked {
             match o {
-                Ok(n) => eprintln!("{}: {n} relay list(s) read", l(u)),
-                Err(e) => eprintln!("{}: {}", l(u), l(e)),
+                Ok(n) => errln!("{}: {n} relay list(s) read", l(u)),
+                Err(e) => errln!("{}: {}", l(u), l(e)),
             }
         }
         for u in &r.added {
-            println!("added {} (from the agent's relay list)", l(u));
+            outln!("added {} (from the agent's relay list)", l(u));
         }
         for u in &r.dropped {
-            println!("dropped {} (removed on another device)", l(u));
+            outln!("dropped {} (removed on another device)", l(u));
         }
         for (u, why) in &r.skipped {
-            println!("skipped {}: {}", l(u), l(why));
+            outln!("skipped {}: {}", l(u), l(why));
         }
     }
 
@@ -284,8 +363,8 @@ impl Out {
         } else {
             let state = if encrypted { "encrypted" } else { "not encrypted" };
             match changed {
-                true => println!("{}: now {state} at rest", store.display()),
-                false => println!("{}: already {state} at rest", store.display()),
+                true => outln!("{}: now {state} at rest", store.display()),
+                false => outln!("{}: already {state} at rest", store.display()),
             }
         }
     }
@@ -294,7 +373,7 @@ impl Out {
         if self.json {
             print_json(&json!({"npub": id.npub(), "public_key": id.public_key().to_hex()}));
         } else {
-            println!("{}", id.npub());
+            outln!("{}", id.npub());
         }
     }
 
@@ -303,7 +382,7 @@ impl Out {
         if self.json {
             print_json(&json!({"address": address, "event_id": id}));
         } else {
-            println!("{}\t{id}", l(address));
+            outln!("{}\t{id}", l(address));
         }
     }
 
@@ -311,7 +390,7 @@ impl Out {
         if self.json {
             print_json(&json!({"event_id": id}));
         } else {
-            println!("{id}");
+            outln!("{id}");
         }
     }
 
@@ -320,7 +399,7 @@ impl Out {
         if self.json {
             print_json(&json!({ verb: address }));
         } else {
-            println!("{verb} {}", l(address));
+            outln!("{verb} {}", l(address));
         }
     }
 
@@ -328,7 +407,7 @@ impl Out {
         if self.json {
             print_json(&json!({"ok": true}));
         } else {
-            println!("{}", l(what));
+            outln!("{}", l(what));
         }
     }
 
@@ -336,7 +415,7 @@ impl Out {
         if self.json {
             print_json(&Value::Null);
         } else {
-            eprintln!("not found: {}", l(what));
+            errln!("not found: {}", l(what));
         }
     }
 
@@ -344,7 +423,7 @@ impl Out {
         if self.json {
             print_json(&json!(m));
         } else {
-            println!("{}", display::block(&m.value));
+            outln!("{}", display::block(&m.value));
         }
     }
 
@@ -353,7 +432,7 @@ impl Out {
             print_json(&json!(ms));
         } else {
             for m in ms {
-                println!("{}\t{}", l(&m.key), l(&m.value));
+                outln!("{}\t{}", l(&m.key), l(&m.value));
             }
         }
     }
@@ -363,7 +442,7 @@ impl Out {
             print_json(&json!(entries));
         } else {
             for e in entries {
-                println!("{}  {}", time(e.created_at), l(&e.content));
+                outln!("{}  {}", time(e.created_at), l(&e.content));
             }
         }
     }
@@ -374,8 +453,8 @@ impl Out {
             print_json(&persona_json(m, live));
             return;
         }
-        println!("{}: {}", l(&m.address()), l(&m.value));
-        println!(
+        outln!("{}: {}", l(&m.address()), l(&m.value));
+        outln!(
             "  state {} (relevance {:.3}){}, accessed {} times, last {}",
             live.1,
             live.0,
@@ -384,21 +463,21 @@ impl Out {
             time(m.last_accessed)
         );
         if let Some(at) = m.sync.life.archived_at {
-            println!("  archived {} (out of search and context; `memstr restore` brings it back)", time(at));
+            outln!("  archived {} (out of search and context; `memstr restore` brings it back)", time(at));
         }
         if !m.themes.is_empty() {
-            println!("  themes: {}", l(&m.themes.join(", ")));
+            outln!("  themes: {}", l(&m.themes.join(", ")));
         }
         if !m.connections.is_empty() {
-            println!("  connections: {}", l(&m.connections.join(", ")));
+            outln!("  connections: {}", l(&m.connections.join(", ")));
         }
         if !m.contradicts.is_empty() {
-            println!("  contradicts: {}", l(&m.contradicts.join(", ")));
+            outln!("  contradicts: {}", l(&m.contradicts.join(", ")));
         }
         if let Some(s) = m.superseded_by.as_deref().filter(|s| !s.is_empty()) {
-            println!("  superseded by: {}", l(s));
+            outln!("  superseded by: {}", l(s));
         }
-        println!(
+        outln!(
             "  confidence {}, halflife {} days{}",
             m.confidence,
             m.halflife_days,
@@ -412,7 +491,7 @@ impl Out {
         } else {
             for m in ms {
                 let (relevance, state) = store.live(m, now);
-                println!("{}\t{}\t{:.3}\t{}", l(&m.address()), state, relevance, l(&m.value));
+                outln!("{}\t{}\t{:.3}\t{}", l(&m.address()), state, relevance, l(&m.value));
             }
         }
     }
@@ -423,7 +502,7 @@ impl Out {
         } else {
             for h in hits {
                 let m = &h.memory;
-                println!("{:.3}\t{}\t{}", h.score, l(&m.address()), l(&m.value));
+                outln!("{:.3}\t{}\t{}", h.score, l(&m.address()), l(&m.value));
             }
         }
     }
@@ -437,11 +516,11 @@ impl Out {
             let dates = format!("{}dated {} to {} (UTC)", words, end(r.since, "the beginning"), end(r.until, "now"));
             match outcome.listed {
                 Some(total) if total > hits.len() => {
-                    eprintln!("{total} records {dates}; the newest {} shown (raise --limit for the rest)", hits.len())
+                    errln!("{total} records {dates}; the newest {} shown (raise --limit for the rest)", hits.len())
                 }
-                Some(total) => eprintln!("{total} record(s) {dates}, newest first"),
+                Some(total) => errln!("{total} record(s) {dates}, newest first"),
                 // How the query's words were read; the caller's own range needs no echo.
-                None if r.expression.is_some() => eprintln!("searching records {dates}"),
+                None if r.expression.is_some() => errln!("searching records {dates}"),
                 None => {}
             }
         }
@@ -452,8 +531,8 @@ impl Out {
         if hits.is_empty() && outcome.listed.is_none() {
             // Below the search cutoff is not a match: say so, and why, rather than print nothing.
             match below.hits {
-                0 => eprintln!("no memory matches: nothing stored matches its words or meaning"),
-                n => eprintln!(
+                0 => errln!("no memory matches: nothing stored matches its words or meaning"),
+                n => errln!(
                     "no memory matches: {n} candidate(s) fell below the strength cutoff {:.2} (the best at {:.3}); --min-strength 0 shows them",
                     below.cutoff, below.best
                 ),
@@ -469,7 +548,7 @@ impl Out {
             // Where each hit stands (active, fading, dormant, archived, superseded, revived):
             // an agent must know a memory was asleep, or is history, before trusting it.
             let by = h.superseded_by.as_deref().map(|a| format!("\tsuperseded by {}", l(a))).unwrap_or_default();
-            println!(
+            outln!(
                 "{:.4}\t{:.3}\t{}\t{kind}\t{}\t{}{by}",
                 h.score,
                 h.strength,
@@ -480,9 +559,9 @@ impl Out {
             if explain {
                 for sig in &h.signals {
                     let rank = sig.rank.map(|r| format!("rank {r}")).unwrap_or_else(|| "unranked".into());
-                    println!("    {:<11} {:>12.4}  {:<10} +{:.4}", sig.name, sig.value, rank, sig.contribution);
+                    outln!("    {:<11} {:>12.4}  {:<10} +{:.4}", sig.name, sig.value, rank, sig.contribution);
                     if let Some(told) = speaks_of(h, sig) {
-                        println!("    {:<11} {told}", "");
+                        outln!("    {:<11} {told}", "");
                     }
                 }
             }
@@ -494,7 +573,7 @@ impl Out {
             print_json(&json!(names));
         } else {
             for n in names {
-                println!("{}", l(n));
+                outln!("{}", l(n));
             }
         }
     }
@@ -504,12 +583,12 @@ impl Out {
             print_json(&json!(s));
             return;
         }
-        println!("{} persona memories", s.total);
+        outln!("{} persona memories", s.total);
         for (k, v) in &s.by_state {
-            println!("  {k}: {v}");
+            outln!("  {k}: {v}");
         }
         for (k, v) in &s.by_domain {
-            println!("  domain {}: {v}", l(k));
+            outln!("  domain {}: {v}", l(k));
         }
     }
 
@@ -518,18 +597,23 @@ impl Out {
             print_json(&json!(s));
             return;
         }
-        println!("store {} (schema {}, d tags {})", s.path, s.schema_version, s.d_tag_mode);
-        println!("  key {}", s.public_key);
-        println!(
+        outln!("store {} (schema {}, d tags {})", s.path, s.schema_version, s.d_tag_mode);
+        outln!("  key {}", s.public_key);
+        outln!(
             "  memories {}  journal {}  persona {}  embeddings {}  introspections {}  forgotten {}",
-            s.kv, s.journal, s.persona, s.embed, s.introspection, s.deleted
+            s.kv,
+            s.journal,
+            s.persona,
+            s.embed,
+            s.introspection,
+            s.deleted
         );
-        println!("  events {}  outbox {}  unsigned accesses {}", s.events, s.outbox, s.unsigned_accesses);
+        outln!("  events {}  outbox {}  unsigned accesses {}", s.events, s.outbox, s.unsigned_accesses);
         if s.rejected.is_empty() {
-            println!("  rejected events: none");
+            outln!("  rejected events: none");
         } else {
             for (k, v) in &s.rejected {
-                println!("  rejected {}: {v}", l(k));
+                outln!("  rejected {}: {v}", l(k));
             }
         }
     }
@@ -538,7 +622,7 @@ impl Out {
         if self.json {
             print_json(&json!({"events": n, "file": path}));
         } else {
-            eprintln!("exported {n} events to {}", path.display());
+            errln!("exported {n} events to {}", path.display());
         }
     }
 
@@ -561,7 +645,7 @@ impl Out {
         if self.json {
             print_json(&json!(r));
         } else {
-            println!(
+            outln!(
                 "applied {}, duplicate {}, stale {}, deleted {}, rejected {}, quarantined {}",
                 r.applied,
                 r.duplicate,
@@ -571,12 +655,10 @@ impl Out {
                 r.quarantined
             );
             if r.quarantined > 0 {
-                println!(
-                    "  quarantined: dated more than 15 minutes ahead of this clock; applied when their time comes"
-                );
+                outln!("  quarantined: dated more than 15 minutes ahead of this clock; applied when their time comes");
             }
             for (k, v) in &r.rejected {
-                println!("  rejected {}: {v}", l(k));
+                outln!("  rejected {}: {v}", l(k));
             }
         }
     }
@@ -588,9 +670,12 @@ impl Out {
         if self.json {
             print_json(&json!(r));
         } else {
-            println!(
+            outln!(
                 "embedded {} records ({} reused from other devices), signed {} embedding events; {} still pending",
-                r.embedded, r.reused, r.published, r.remaining
+                r.embedded,
+                r.reused,
+                r.published,
+                r.remaining
             );
         }
     }
