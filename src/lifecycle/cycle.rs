@@ -539,16 +539,19 @@ pub(crate) fn similar_pairs(conn: &Connection, how: Compare, vectors: &crate::in
     let keep = cap.saturating_mul(CANDIDATES_PER_LINK);
     let mut best: Vec<BinaryHeap<std::cmp::Reverse<Rank>>> = vec![BinaryHeap::new(); n];
     let offer = |heap: &mut BinaryHeap<std::cmp::Reverse<Rank>>, rank: Rank| {
+        let room = heap.len() < keep;
+        if !room && heap.peek().is_none_or(|w| w.0 >= rank) {
+            return;
+        }
         // A pair can be generated twice (by its words and its themes): it counts once.
+        // Looked for only when it would be kept, which few offers are once the heap is full.
         if heap.iter().any(|r| r.0 == rank) {
             return;
         }
-        if heap.len() < keep {
-            heap.push(std::cmp::Reverse(rank));
-        } else if heap.peek().is_some_and(|w| w.0 < rank) {
+        if !room {
             heap.pop();
-            heap.push(std::cmp::Reverse(rank));
         }
+        heap.push(std::cmp::Reverse(rank));
     };
     let mut compare = |i: usize, j: usize| {
         let sim = match (vector(i), vector(j)) {

@@ -209,6 +209,9 @@ fn suggest_connections(
     let mut shared: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     super::pairs::set_pairs(&sets, &order, super::pairs::SetRule::Overlap(min_shared), |i, j| {
         let n = super::pairs::shared(&sets[i], &sets[j]);
+        if n < min_shared {
+            return;
+        }
         let entry = shared.entry(pair(&live[i].key, &live[j].key)).or_default();
         *entry = (*entry).max(n);
     });
