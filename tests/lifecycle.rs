@@ -1048,6 +1048,50 @@ async fn consolidation_of_near_identical_memories_without_a_model_is_bounded() {
     store.close().await.unwrap();
 }
 
+/// Issue 26: a consolidation cycle never blocks a search. The cycle reads on a reader and
+/// writes in short batches (here every memory changes state, so it signs thousands of new
+/// versions), and search neither waits for the writer behind a whole cycle nor for the
+/// lifecycle's locks: searches, whose hits count accesses (a write), finish one after
+/// another while the cycle is still running.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn searches_finish_while_a_cycle_runs() {
+    const N: usize = 2_000;
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_quiet(dir.path(), T0).await;
+    for i in 0..N {
+        let value = format!("Note {i}: {} met {} about the {} project", ["Ana", "Ben", "Cy"][i % 3], i % 17, i % 29);
+        store.persona_remember(input(&format!("people/facts/n{i:05}"), &value)).await.unwrap();
+    }
+    // Weeks later: every memory has faded, so the cycle's pruning writes each one.
+    clock.set(T0 + 90.0 * DAY);
+    let store = Arc::new(store);
+    let s = store.clone();
+    let started = std::time::Instant::now();
+    let cycle = tokio::spawn(async move {
+        let r = s.consolidate().await.unwrap();
+        (r, std::time::Instant::now())
+    });
+    let mut during = Vec::new();
+    while !cycle.is_finished() {
+        let t = std::time::Instant::now();
+        let hits = store.search(SearchQuery::new("Ana project")).await.unwrap();
+        let (took, ended) = (t.elapsed(), std::time::Instant::now());
+        assert!(!hits.is_empty());
+        if !cycle.is_finished() {
+            during.push((took, ended));
+        }
+    }
+    let (report, cycle_ended) = cycle.await.unwrap();
+    let cycle_took = cycle_ended - started;
+    assert!(report.prune.transitions.len() >= N / 2, "{:?}", report.prune.transitions.len());
+    // Searches finished before the cycle did: none waited for the whole of it.
+    assert!(during.len() >= 3, "{} searches finished during a cycle of {cycle_took:?}", during.len());
+    assert!(during.iter().all(|(_, ended)| *ended < cycle_ended));
+    let longest = during.iter().map(|(t, _)| *t).max().unwrap();
+    assert!(longest < cycle_took / 2, "a search took {longest:?} of a cycle of {cycle_took:?}");
+    drop(store);
+}
+
 #[derive(Debug, Clone)]
 enum Op {
     Journal(usize),

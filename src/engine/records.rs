@@ -418,15 +418,29 @@ pub(crate) fn edges(conn: &Connection) -> Result<Vec<EdgeRow>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Replaces every stored edge.
-pub(crate) fn save_edges(tx: &Transaction, edges: &[EdgeRow]) -> Result<()> {
-    tx.execute("DELETE FROM edges", [])?;
-    let mut stmt =
-        tx.prepare("INSERT OR REPLACE INTO edges (a, b, kind, weight, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-    for (a, b, kind, weight, created_at) in edges {
-        stmt.execute(params![a, b, kind, weight, created_at])?;
+/// Deletes these edges (`a`, `b`, kind).
+pub(crate) fn delete_edges(tx: &Transaction, keys: &[(String, String, String)]) -> Result<()> {
+    let mut stmt = tx.prepare_cached("DELETE FROM edges WHERE a = ?1 AND b = ?2 AND kind = ?3")?;
+    for (a, b, kind) in keys {
+        stmt.execute(params![a, b, kind])?;
     }
     Ok(())
+}
+
+/// Writes these edges (added, or replacing the stored ones of the same `a`, `b`, kind),
+/// each only while both its memories are live: one purged since the edges were worked
+/// out on a reader must not get an edge back. Returns how many were written.
+pub(crate) fn upsert_live_edges(tx: &Transaction, edges: &[EdgeRow]) -> Result<usize> {
+    let mut stmt =
+        tx.prepare_cached("INSERT OR REPLACE INTO edges (a, b, kind, weight, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+    let mut written = 0;
+    for (a, b, kind, weight, created_at) in edges {
+        if path_is_live(tx, a)? && path_is_live(tx, b)? {
+            stmt.execute(params![a, b, kind, weight, created_at])?;
+            written += 1;
+        }
+    }
+    Ok(written)
 }
 
 /// A live record read for an access: rid, kind, payload.

@@ -373,6 +373,48 @@ impl Hnsw {
         found.into_iter().take(k).map(|(s, n)| (n, s)).collect()
     }
 
+    /// The nodes near `from` on the bottom layer, for comparing stored points with one
+    /// another (consolidation) rather than answering a query: a best-first walk from
+    /// `from`'s own point through every neighbour of its neighbours, and on through any node
+    /// whose dot with it is at least `floor`, until `visits` nodes are seen. Returns
+    /// `(node, dot)` of the nodes seen at `floor` or above, `from` left out.
+    pub fn near_node(&self, from: u32, floor: i32, visits: usize) -> Vec<(u32, i32)> {
+        if from as usize >= self.len() {
+            return Vec::new();
+        }
+        let q = self.vector(from);
+        with_visited(self.len(), |first_visit| {
+            first_visit(from);
+            let mut out = Vec::new();
+            // (dot, a shuffle, node, hops from `from`): the most similar is expanded first;
+            // among equals (copies of one text) a per-walk shuffle, not the node number,
+            // or every walk through a cluster of copies would reach the same few nodes.
+            let shuffle = |n: u32| (u64::from(n) ^ u64::from(from).rotate_left(32)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut todo: BinaryHeap<(i32, u64, u32, u8)> = BinaryHeap::new();
+            todo.push((i32::MAX, 0, from, 0));
+            let mut seen = 0;
+            while let Some((_, _, n, hops)) = todo.pop() {
+                for next in self.links(n, 0) {
+                    if !first_visit(next) {
+                        continue;
+                    }
+                    seen += 1;
+                    let s = dot_i8(q, self.vector(next));
+                    if s >= floor {
+                        out.push((next, s));
+                    }
+                    if s >= floor || hops == 0 {
+                        todo.push((s, shuffle(next), next, hops.saturating_add(1)));
+                    }
+                    if seen >= visits {
+                        return out;
+                    }
+                }
+            }
+            out
+        })
+    }
+
     /// The id a node was inserted with.
     pub fn id(&self, node: u32) -> i64 {
         self.ids[node as usize]

@@ -245,6 +245,24 @@ impl VectorIndex {
         Some(cosine_i8(self.hnsw.point(node), query))
     }
 
+    /// The records whose current points lie near record `rid`'s ([`Hnsw::near_node`]: at
+    /// least `floor` alike, `visits` points seen at most), or `None` when `rid` has no
+    /// current point here.
+    pub fn near(&self, rid: i64, floor: f32, visits: usize) -> Option<Vec<i64>> {
+        let node = *self.newest.get(&rid)?;
+        let floor = (floor * Q * Q).floor() as i32;
+        let found = self.hnsw.near_node(node, floor, visits);
+        // Only current points: an earlier version's point stands for text that is gone.
+        Some(
+            found
+                .into_iter()
+                .map(|(n, _)| (n, self.rids[n as usize]))
+                .filter(|(n, r)| *r != rid && self.newest.get(r) == Some(n))
+                .map(|(_, r)| r)
+                .collect(),
+        )
+    }
+
     /// The directory an index of the store at `db` lives in.
     pub fn dir_for(db: &Path) -> PathBuf {
         let mut name = db.file_name().map(|n| n.to_os_string()).unwrap_or_default();

@@ -16,8 +16,8 @@ use serde::Serialize;
 use super::gate::{content_words, lexical_similarity};
 use super::graph::{self, EdgeKind, StoredEdge};
 use super::introspect::IntrospectOptions;
-use super::persona::{prune, PruneReport};
-use super::runtime::{relock, save_edges, stored_edges, Lifecycle};
+use super::persona::{prune_addresses, prune_due, PruneReport};
+use super::runtime::{relock, stored_edges, Lifecycle};
 use super::Parts;
 use crate::engine::records::{self, meta_get, meta_set};
 use crate::engine::Engine;
@@ -264,77 +264,161 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     // Linking compares persona memories only: the rest waits for its own pass.
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_persona(engine, &parts.vectors).await?;
-    let similar = similar_inputs(engine, &life, parts.vectors.is_some()).await?;
-    parts
-        .write(move |tx, engine, life| {
-            let now = engine.now();
-            let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
-            report.prune = prune(tx, engine, life)?;
-            let before = stored_edges(tx)?;
-            // Edges of memories that are gone go with them. Only the endpoints are looked up
-            // (path is unique), not every record of the store.
-            let live: BTreeSet<String> = {
-                let ends: BTreeSet<&String> =
-                    before.iter().flat_map(|e| [&e.a, &e.b]).chain(coactive.keys().flat_map(|(a, b)| [a, b])).collect();
-                let mut live = BTreeSet::new();
-                for path in ends {
-                    if records::path_is_live(tx, path)? {
-                        live.insert(path.clone());
-                    }
-                }
-                live
-            };
-            let mut edges: Vec<StoredEdge> =
-                before.iter().filter(|e| live.contains(&e.a) && live.contains(&e.b)).cloned().collect();
-            report.edges_pruned = before.len() - edges.len();
-            // Decay counts whole days since the last decay, so a second cycle on the same
-            // day decays nothing.
-            let today = (now / DAY).floor() as i64;
-            let last: i64 = meta_get(tx, "edges_decayed_day")?.and_then(|s| s.parse().ok()).unwrap_or(today);
-            if today > last {
-                report.decay_days = (today - last) as u64;
-                let factor = graph::CYCLE_DECAY.powi(report.decay_days as i32);
-                report.edges_pruned += graph::decay_and_prune(&mut edges, factor, graph::PRUNE_BELOW);
+    let similar = similar_inputs(parts).await?;
+    let now = engine.now();
+    let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
+    // Pruning is chosen on a reader and written `WRITE_BATCH` memories a transaction, each
+    // judged again on the row it writes: the writer is never held for the whole store, so
+    // a search's accesses and other writes get in between.
+    let due: Vec<(String, String, String)> = engine
+        .read({
+            let life = life.clone();
+            move |conn, engine| {
+                let now = engine.now();
+                Ok(records::all_persona(conn)?
+                    .into_iter()
+                    .filter(|(_, m)| prune_due(&life, m, now))
+                    .map(|(_, m)| (m.domain, m.facet, m.key))
+                    .collect())
             }
-            meta_set(tx, "edges_decayed_day", &today.max(last).to_string())?;
-            // Looked up, not scanned: a cycle may find a link for every memory many times over.
-            let known: HashMap<(&str, &str), &StoredEdge> = before
-                .iter()
-                .filter(|e| e.kind == EdgeKind::Semantic)
-                .map(|e| ((e.a.as_str(), e.b.as_str()), e))
-                .collect();
-            let mut found = Vec::with_capacity(similar.len());
-            for (a, b, sim) in &similar {
-                // A link dates from its discovery; found again, it keeps that date and is
-                // restored to its similarity (only links no longer found fade out).
-                let known = known.get(&(a.as_str(), b.as_str()));
-                let created_at = known.map_or(now, |e| e.created_at);
-                if known.map(|e| e.weight) != Some(*sim) {
-                    report.linked += 1;
-                }
-                found.push(StoredEdge {
-                    a: a.clone(),
-                    b: b.clone(),
-                    kind: EdgeKind::Semantic,
-                    weight: *sim,
-                    created_at,
-                });
-            }
-            graph::upsert_many(&mut edges, found);
-            let co = coactive
-                .iter()
-                .filter(|((a, b), _)| live.contains(a) && live.contains(b))
-                .map(|((a, b), n)| (a.as_str(), b.as_str(), COACTIVATION_STEP * *n as f64));
-            report.strengthened += graph::strengthen_many(&mut edges, co, now);
-            edges.sort_by(|x, y| (&x.a, &x.b, x.kind.as_str()).cmp(&(&y.a, &y.b, y.kind.as_str())));
-            if edges != before {
-                save_edges(tx, &edges)?;
-            }
-            report.edges = edges.len();
-            meta_set(tx, "last_consolidation", &now.to_string())?;
-            Ok(report)
         })
-        .await
+        .await?;
+    for chunk in due.chunks(WRITE_BATCH) {
+        let chunk = chunk.to_vec();
+        let part = parts
+            .write(move |tx, engine, life| {
+                let mut part = PruneReport::default();
+                prune_addresses(tx, engine, life, &chunk, &mut part)?;
+                Ok(part)
+            })
+            .await?;
+        report.prune.transitions.extend(part.transitions);
+        report.prune.archived.extend(part.archived);
+        report.prune.deleted.extend(part.deleted);
+        report.prune.marked.extend(part.marked);
+    }
+    // The learned edges after this cycle, worked out on a reader from the stored ones.
+    let plan = engine.read(move |conn, _| edge_plan(conn, now, &similar, &coactive)).await?;
+    report.linked = plan.linked;
+    report.strengthened = plan.strengthened;
+    report.decay_days = plan.decay_days;
+    report.edges_pruned = plan.pruned;
+    report.edges = plan.edges;
+    // Then written as a difference, `EDGE_BATCH` rows a transaction.
+    for chunk in plan.removed.chunks(EDGE_BATCH) {
+        let chunk = chunk.to_vec();
+        engine.write(move |tx, _| records::delete_edges(tx, &chunk)).await?;
+    }
+    for chunk in plan.upserts.chunks(EDGE_BATCH) {
+        let chunk = chunk.to_vec();
+        engine.write(move |tx, _| records::upsert_live_edges(tx, &chunk).map(|_| ())).await?;
+    }
+    let today = plan.today;
+    engine
+        .write(move |tx, _| {
+            meta_set(tx, "edges_decayed_day", &today.to_string())?;
+            meta_set(tx, "last_consolidation", &now.to_string())
+        })
+        .await?;
+    Ok(report)
+}
+
+/// Memories pruned, or edges written, per write transaction of a cycle: a few
+/// milliseconds of the writer each.
+const WRITE_BATCH: usize = 256;
+const EDGE_BATCH: usize = 2_000;
+
+/// The learned edges a cycle leaves, as a difference from the stored ones.
+struct EdgePlan {
+    removed: Vec<(String, String, String)>,
+    upserts: Vec<records::EdgeRow>,
+    linked: usize,
+    strengthened: usize,
+    decay_days: u64,
+    pruned: usize,
+    edges: usize,
+    /// The day edges are decayed to (`edges_decayed_day`).
+    today: i64,
+}
+
+/// Edges of memories that are gone go with them; whole days of decay since the last cycle;
+/// the similar pairs found linked (restored to their similarity); co-retrievals
+/// strengthened.
+fn edge_plan(
+    conn: &Connection,
+    now: f64,
+    similar: &[(String, String, f64)],
+    coactive: &BTreeMap<(String, String), u32>,
+) -> Result<EdgePlan> {
+    let before = stored_edges(conn)?;
+    // Only the endpoints are looked up (path is unique), not every record of the store.
+    let live: BTreeSet<String> = {
+        let ends: BTreeSet<&String> =
+            before.iter().flat_map(|e| [&e.a, &e.b]).chain(coactive.keys().flat_map(|(a, b)| [a, b])).collect();
+        let mut live = BTreeSet::new();
+        for path in ends {
+            if records::path_is_live(conn, path)? {
+                live.insert(path.clone());
+            }
+        }
+        live
+    };
+    let mut edges: Vec<StoredEdge> =
+        before.iter().filter(|e| live.contains(&e.a) && live.contains(&e.b)).cloned().collect();
+    let mut pruned = before.len() - edges.len();
+    // Decay counts whole days since the last decay, so a second cycle on the same day
+    // decays nothing.
+    let today = (now / DAY).floor() as i64;
+    let last: i64 = meta_get(conn, "edges_decayed_day")?.and_then(|s| s.parse().ok()).unwrap_or(today);
+    let mut decay_days = 0;
+    if today > last {
+        decay_days = (today - last) as u64;
+        let factor = graph::CYCLE_DECAY.powi(decay_days as i32);
+        pruned += graph::decay_and_prune(&mut edges, factor, graph::PRUNE_BELOW);
+    }
+    // Looked up, not scanned: a cycle may find a link for every memory many times over.
+    let known: HashMap<(&str, &str), &StoredEdge> =
+        before.iter().filter(|e| e.kind == EdgeKind::Semantic).map(|e| ((e.a.as_str(), e.b.as_str()), e)).collect();
+    let mut linked = 0;
+    let mut found = Vec::with_capacity(similar.len());
+    for (a, b, sim) in similar {
+        // A link dates from its discovery; found again, it keeps that date and is
+        // restored to its similarity (only links no longer found fade out).
+        let known = known.get(&(a.as_str(), b.as_str()));
+        let created_at = known.map_or(now, |e| e.created_at);
+        if known.map(|e| e.weight) != Some(*sim) {
+            linked += 1;
+        }
+        found.push(StoredEdge { a: a.clone(), b: b.clone(), kind: EdgeKind::Semantic, weight: *sim, created_at });
+    }
+    graph::upsert_many(&mut edges, found);
+    let co = coactive
+        .iter()
+        .filter(|((a, b), _)| live.contains(a) && live.contains(b))
+        .map(|((a, b), n)| (a.as_str(), b.as_str(), COACTIVATION_STEP * *n as f64));
+    let strengthened = graph::strengthen_many(&mut edges, co, now);
+    let key = |e: &StoredEdge| (e.a.clone(), e.b.clone(), e.kind.as_str().to_string());
+    let after: HashMap<(String, String, String), &StoredEdge> = edges.iter().map(|e| (key(e), e)).collect();
+    let stored: HashMap<(String, String, String), &StoredEdge> = before.iter().map(|e| (key(e), e)).collect();
+    let mut removed: Vec<(String, String, String)> =
+        stored.keys().filter(|k| !after.contains_key(*k)).cloned().collect();
+    removed.sort();
+    let mut upserts: Vec<records::EdgeRow> = edges
+        .iter()
+        .filter(|e| stored.get(&key(e)) != Some(e))
+        .map(|e| (e.a.clone(), e.b.clone(), e.kind.as_str().to_string(), e.weight, e.created_at))
+        .collect();
+    upserts.sort_by(|x, y| (&x.0, &x.1, &x.2).cmp(&(&y.0, &y.1, &y.2)));
+    Ok(EdgePlan {
+        removed,
+        upserts,
+        linked,
+        strengthened,
+        decay_days,
+        pruned,
+        edges: edges.len(),
+        today: today.max(last),
+    })
 }
 
 /// Distinct ids of `words` (numbered in `ids` as first met), sorted: sets compared by merging.
@@ -349,23 +433,6 @@ fn word_ids(words: impl IntoIterator<Item = String>, ids: &mut HashMap<String, u
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// How many ids two sorted sets share.
-fn shared(a: &[u32], b: &[u32]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
 }
 
 /// A pair's similarity in thousandths (what is stored, [`round3`]), then a hash of its two
@@ -391,115 +458,215 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Similar persona pairs `(a, b, similarity)` with `a < b`: cosine of their embeddings,
-/// or word overlap without a model; pairs sharing introspection's number of themes are
-/// in at the link floor. At most `link_max_per_memory` pairs per memory, the most similar:
-/// each memory's best candidates (`CANDIDATES_PER_LINK` per link), then taken strongest
-/// first while both memories have room (ties as [`Rank`]). Without the bound, memories that all say nearly the same
-/// thing would be linked pair by pair, millions of links at 10,000 memories.
-async fn similar_inputs(
-    engine: &Arc<Engine>,
-    life: &Arc<Lifecycle>,
-    vectors_on: bool,
-) -> Result<Vec<(String, String, f64)>> {
-    let link = life.options.link_similarity;
-    let cap = life.options.link_max_per_memory;
-    engine
+/// What [`similar_pairs`] compares: vectors (when on), words (without them), themes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Compare {
+    pub vectors_on: bool,
+    /// Pairs sharing introspection's number of themes count as linked at the floor.
+    pub themes: bool,
+    pub link: f64,
+    pub cap: usize,
+}
+
+/// Persona memories (path, rid, memory), sorted by path, and the pairs chosen among them:
+/// `(i, j, similarity)` with `i < j`.
+pub(crate) type Similar = (Vec<(String, i64, PersonaMemory)>, Vec<(usize, usize, f64)>);
+
+/// Similar persona pairs: cosine of their embeddings, or word overlap without a model;
+/// pairs sharing introspection's number of themes are in at the link floor (when
+/// `themes`). Only the pairs [`super::pairs`] generates are compared. At most `cap` pairs
+/// per memory, the most similar: each memory's best candidates (`CANDIDATES_PER_LINK` per
+/// link), then taken strongest first while both memories have room (ties as [`Rank`]).
+/// Without the bound, memories that all say nearly the same thing would be linked pair by
+/// pair, millions of links at 10,000 memories. Runs on a reader; the vector index's lock is
+/// taken a chunk of memories at a time.
+pub(crate) fn similar_pairs(conn: &Connection, how: Compare, vectors: &crate::index::Vectors) -> Result<Similar> {
+    let Compare { vectors_on, themes: with_themes, link, cap } = how;
+    if cap == 0 {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let path_of = |m: &PersonaMemory| {
+        crate::codec::Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d()
+    };
+    let mut persona: Vec<(String, i64, PersonaMemory)> =
+        records::all_persona(conn)?.into_iter().map(|(rid, m)| (path_of(&m), rid, m)).collect();
+    persona.sort_by(|x, y| x.0.cmp(&y.0));
+    let n = persona.len();
+    // Vectors in one flat array (no allocation per memory): 150 MB at 100k × 384.
+    let (dims, flat, slot) = if vectors_on {
+        let mut by_rid: HashMap<i64, usize> = HashMap::with_capacity(n);
+        for (i, (_, rid, _)) in persona.iter().enumerate() {
+            by_rid.insert(*rid, i);
+        }
+        let mut slot: Vec<Option<usize>> = vec![None; n];
+        let mut flat: Vec<f32> = Vec::new();
+        let mut dims = 0;
+        for (rid, _, v) in records::persona_vectors(conn, None)? {
+            if let Some(&i) = by_rid.get(&rid) {
+                dims = v.len();
+                if v.len() == dims && slot[i].is_none() {
+                    slot[i] = Some(flat.len() / dims.max(1));
+                    flat.extend_from_slice(&v);
+                }
+            }
+        }
+        (dims, flat, slot)
+    } else {
+        (0, Vec::new(), vec![None; n])
+    };
+    let vector = |i: usize| slot[i].map(|s| &flat[s * dims..(s + 1) * dims]);
+    let mut ids = HashMap::new();
+    let words: Vec<Vec<u32>> = if vectors_on {
+        Vec::new()
+    } else {
+        persona.iter().map(|(_, _, m)| word_ids(content_words(&m.value), &mut ids)).collect()
+    };
+    let themes: Vec<Vec<u32>> = if with_themes {
+        persona
+            .iter()
+            .map(|(_, _, m)| {
+                word_ids(m.themes.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()), &mut ids)
+            })
+            .collect()
+    } else {
+        vec![Vec::new(); n]
+    };
+    let min_themes = IntrospectOptions::default().shared_themes.max(1);
+    let hashes: Vec<u64> = persona.iter().map(|(path, _, _)| fixed_hash(path.as_bytes())).collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|i| (hashes[*i], *i));
+    // Each memory's best candidates: a min-heap, its weakest on top.
+    let keep = cap.saturating_mul(CANDIDATES_PER_LINK);
+    let mut best: Vec<BinaryHeap<std::cmp::Reverse<Rank>>> = vec![BinaryHeap::new(); n];
+    let offer = |heap: &mut BinaryHeap<std::cmp::Reverse<Rank>>, rank: Rank| {
+        let room = heap.len() < keep;
+        if !room && heap.peek().is_none_or(|w| w.0 >= rank) {
+            return;
+        }
+        // A pair can be generated twice (by its words and its themes): it counts once.
+        // Looked for only when it would be kept, which few offers are once the heap is full.
+        if heap.iter().any(|r| r.0 == rank) {
+            return;
+        }
+        if !room {
+            heap.pop();
+        }
+        heap.push(std::cmp::Reverse(rank));
+    };
+    let mut compare = |i: usize, j: usize| {
+        let sim = match (vector(i), vector(j)) {
+            (Some(x), Some(y)) => crate::index::dot(x, y),
+            // A memory without a vector (its text could not be embedded) is left out
+            // rather than compared on another scale.
+            _ if vectors_on => return,
+            _ => {
+                // `lexical_similarity`, on the words found once per memory.
+                let (a, b) = (&words[i], &words[j]);
+                if a.is_empty() || b.is_empty() {
+                    0.0
+                } else {
+                    super::pairs::shared(a, b) as f64 / ((a.len() * b.len()) as f64).sqrt()
+                }
+            }
+        };
+        // What introspection suggests linking is linked: pairs sharing enough themes, at
+        // the link floor when their similarity is lower.
+        let themed = !themes[i].is_empty() && super::pairs::shared(&themes[i], &themes[j]) >= min_themes;
+        let sim = if themed { sim.max(link) } else { sim };
+        if sim >= link {
+            let milli = (round3(sim) * 1000.0).round() as i64;
+            let tie = mix(hashes[i.min(j)] ^ mix(hashes[i.max(j)]));
+            offer(&mut best[i], (milli, tie, std::cmp::Reverse(j)));
+            offer(&mut best[j], (milli, tie, std::cmp::Reverse(i)));
+        }
+    };
+    if vectors_on {
+        let rids: Vec<Option<i64>> = persona.iter().enumerate().map(|(i, (_, rid, _))| slot[i].map(|_| *rid)).collect();
+        vector_candidates(&rids, vectors, link, &mut compare)?;
+    } else {
+        super::pairs::set_pairs(&words, &order, super::pairs::SetRule::Cosine(link), &mut compare);
+    }
+    if with_themes {
+        super::pairs::set_pairs(&themes, &order, super::pairs::SetRule::Overlap(min_themes), &mut compare);
+    }
+    drop(flat);
+    let mut candidates: Vec<(i64, u64, usize, usize)> = best
+        .into_iter()
+        .enumerate()
+        .flat_map(|(i, heap)| {
+            heap.into_iter()
+                .map(move |std::cmp::Reverse((milli, tie, std::cmp::Reverse(j)))| (milli, tie, i.min(j), i.max(j)))
+        })
+        .collect();
+    // Strongest first, ties by the hash, then by path.
+    candidates.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)).then(x.3.cmp(&y.3)));
+    candidates.dedup();
+    let mut degree = vec![0usize; n];
+    let mut similar = Vec::new();
+    for (milli, _, i, j) in candidates {
+        if degree[i] < cap && degree[j] < cap {
+            degree[i] += 1;
+            degree[j] += 1;
+            similar.push((i, j, milli as f64 / 1000.0));
+        }
+    }
+    Ok((persona, similar))
+}
+
+/// The vector pairs worth comparing ([`super::pairs::vector_pairs`]), through the store's
+/// vector index when there is one.
+fn vector_candidates(
+    rids: &[Option<i64>],
+    vectors: &crate::index::Vectors,
+    link: f64,
+    compare: &mut impl FnMut(usize, usize),
+) -> Result<()> {
+    #[cfg(feature = "vectors")]
+    {
+        let index = match vectors {
+            Some(v) => Some(v.index()?),
+            None => None,
+        };
+        let floor = link as f32 - super::pairs::INT8_MARGIN;
+        super::pairs::vector_pairs(
+            rids,
+            |asked| match index {
+                Some(index) => {
+                    let index = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    asked.iter().map(|rid| index.near(*rid, floor, super::pairs::GRAPH_VISITS)).collect()
+                }
+                None => vec![None; asked.len()],
+            },
+            compare,
+        );
+    }
+    #[cfg(not(feature = "vectors"))]
+    let _ = (rids, vectors, link, compare);
+    Ok(())
+}
+
+/// [`similar_pairs`] for consolidation: `(a, b, similarity)` by path, `a < b`.
+async fn similar_inputs(parts: &Parts) -> Result<Vec<(String, String, f64)>> {
+    let life = &parts.life;
+    let how = Compare {
+        vectors_on: parts.vectors.is_some(),
+        themes: true,
+        link: life.options.link_similarity,
+        cap: life.options.link_max_per_memory,
+    };
+    let vectors = parts.vectors.clone();
+    parts
+        .engine
         .read(move |conn, _| {
-            if cap == 0 {
-                return Ok(Vec::new());
-            }
-            // Persona memories: every pair is compared (50 million pairs at 10,000, a few
-            // seconds); each memory's words, themes and path are worked out once.
-            let path_of = |m: &PersonaMemory| {
-                crate::codec::Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }
-                    .to_d()
-            };
-            let mut persona: Vec<(String, i64, PersonaMemory)> =
-                records::all_persona(conn)?.into_iter().map(|(rid, m)| (path_of(&m), rid, m)).collect();
-            persona.sort_by(|x, y| x.0.cmp(&y.0));
-            let mut vecs: BTreeMap<i64, Vec<f32>> = if vectors_on {
-                records::persona_vectors(conn, None)?.into_iter().map(|(rid, _, v)| (rid, v)).collect()
-            } else {
-                BTreeMap::new()
-            };
-            let vectors: Vec<Option<Vec<f32>>> = persona.iter().map(|(_, rid, _)| vecs.remove(rid)).collect();
-            let mut ids = HashMap::new();
-            let words: Vec<Vec<u32>> = if vectors_on {
-                Vec::new()
-            } else {
-                persona.iter().map(|(_, _, m)| word_ids(content_words(&m.value), &mut ids)).collect()
-            };
-            let themes: Vec<Vec<u32>> = persona
-                .iter()
-                .map(|(_, _, m)| {
-                    word_ids(m.themes.iter().map(|t| t.trim().to_lowercase()).filter(|t| !t.is_empty()), &mut ids)
-                })
-                .collect();
-            let min_themes = IntrospectOptions::default().shared_themes;
-            let hashes: Vec<u64> = persona.iter().map(|(path, _, _)| fixed_hash(path.as_bytes())).collect();
-            // Each memory's best candidates: a min-heap, its weakest on top.
-            let keep = cap.saturating_mul(CANDIDATES_PER_LINK);
-            let mut best: Vec<BinaryHeap<std::cmp::Reverse<Rank>>> = vec![BinaryHeap::new(); persona.len()];
-            let offer = |heap: &mut BinaryHeap<std::cmp::Reverse<Rank>>, rank: Rank| {
-                if heap.len() < keep {
-                    heap.push(std::cmp::Reverse(rank));
-                } else if heap.peek().is_some_and(|w| w.0 < rank) {
-                    heap.pop();
-                    heap.push(std::cmp::Reverse(rank));
-                }
-            };
-            for i in 0..persona.len() {
-                for j in i + 1..persona.len() {
-                    let sim = match (&vectors[i], &vectors[j]) {
-                        (Some(x), Some(y)) => crate::index::dot(x, y),
-                        _ if vectors_on => continue,
-                        _ => {
-                            // `lexical_similarity`, on the words found once per memory.
-                            let (a, b) = (&words[i], &words[j]);
-                            if a.is_empty() || b.is_empty() {
-                                0.0
-                            } else {
-                                shared(a, b) as f64 / ((a.len() * b.len()) as f64).sqrt()
-                            }
-                        }
-                    };
-                    // What introspection suggests linking is linked: pairs sharing enough
-                    // themes, at the link floor when their similarity is lower.
-                    let themed = !themes[i].is_empty() && shared(&themes[i], &themes[j]) >= min_themes;
-                    let sim = if themed { sim.max(link) } else { sim };
-                    if sim >= link {
-                        let milli = (round3(sim) * 1000.0).round() as i64;
-                        let tie = mix(hashes[i] ^ mix(hashes[j]));
-                        offer(&mut best[i], (milli, tie, std::cmp::Reverse(j)));
-                        offer(&mut best[j], (milli, tie, std::cmp::Reverse(i)));
-                    }
-                }
-            }
-            let mut candidates: Vec<(i64, u64, usize, usize)> = best
+            let (persona, pairs) = similar_pairs(conn, how, &vectors)?;
+            Ok(pairs
                 .into_iter()
-                .enumerate()
-                .flat_map(|(i, heap)| {
-                    heap.into_iter().map(move |std::cmp::Reverse((milli, tie, std::cmp::Reverse(j)))| {
-                        (milli, tie, i.min(j), i.max(j))
-                    })
-                })
-                .collect();
-            // Strongest first, ties by the hash, then by path.
-            candidates.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)).then(x.2.cmp(&y.2)).then(x.3.cmp(&y.3)));
-            candidates.dedup();
-            let mut degree = vec![0usize; persona.len()];
-            let mut similar = Vec::new();
-            for (milli, _, i, j) in candidates {
-                if degree[i] < cap && degree[j] < cap {
-                    degree[i] += 1;
-                    degree[j] += 1;
+                .map(|(i, j, sim)| {
                     let (a, b) = (persona[i].0.clone(), persona[j].0.clone());
                     let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                    similar.push((a, b, milli as f64 / 1000.0));
-                }
-            }
-            Ok(similar)
+                    (a, b, sim)
+                })
+                .collect())
         })
         .await
 }

@@ -7,6 +7,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::model::{IntrospectionReport, MemoryState, PersonaMemory};
 
+/// Default of [`IntrospectOptions::max_listed`]: 50 entries of keys up to 256 bytes fit
+/// the report's event several lists over.
+pub const MAX_LISTED: usize = 50;
+
 /// The thresholds of a review.
 #[derive(Debug, Clone, PartialEq)]
 pub struct IntrospectOptions {
@@ -24,6 +28,11 @@ pub struct IntrospectOptions {
     pub similar: f64,
     /// At most this many suggested connections, strongest first.
     pub max_suggested_connections: usize,
+    /// At most this many entries in each other list (contradictions, stale beliefs,
+    /// orphans, overloaded facets, revisions, compressions), the first in its order: the
+    /// report is one encrypted event (NIP-44 holds 64 KiB), and a list of 100,000 orphans
+    /// is no review. The state counts stay whole.
+    pub max_listed: usize,
 }
 
 impl Default for IntrospectOptions {
@@ -36,6 +45,7 @@ impl Default for IntrospectOptions {
             shared_themes: 2,
             similar: 0.8,
             max_suggested_connections: 20,
+            max_listed: MAX_LISTED,
         }
     }
 }
@@ -146,6 +156,13 @@ pub fn introspect(
         }
     }
     report.suggested_revisions = revisions.into_iter().collect();
+    let cap = options.max_listed;
+    report.contradictions.truncate(cap);
+    report.stale_beliefs.truncate(cap);
+    report.orphaned.truncate(cap);
+    report.overloaded_facets.truncate(cap);
+    report.suggested_revisions.truncate(cap);
+    report.suggested_compressions.truncate(cap);
     report
 }
 
@@ -165,27 +182,41 @@ fn suggest_connections(
         .collect();
     let live_keys: BTreeSet<&str> = live.iter().map(|m| m.key.as_str()).collect();
 
-    // Shared themes through an index, so only pairs with a theme in common are visited.
-    let mut by_theme: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
-    for m in &live {
-        for t in &m.themes {
-            let t = t.trim().to_lowercase();
-            if !t.is_empty() {
-                by_theme.entry(t).or_default().insert(&m.key);
-            }
-        }
-    }
+    // Shared themes through an index over the rarest of each memory's themes
+    // ([`super::pairs::set_pairs`]), so only pairs that can share enough are visited, and
+    // a theme most memories carry costs each at most `PROBE_MAX` comparisons.
+    let mut ids: BTreeMap<String, u32> = BTreeMap::new();
+    let sets: Vec<Vec<u32>> = live
+        .iter()
+        .map(|m| {
+            let mut set: Vec<u32> = m
+                .themes
+                .iter()
+                .map(|t| t.trim().to_lowercase())
+                .filter(|t| !t.is_empty())
+                .map(|t| {
+                    let next = ids.len() as u32;
+                    *ids.entry(t).or_insert(next)
+                })
+                .collect();
+            set.sort_unstable();
+            set.dedup();
+            set
+        })
+        .collect();
+    let order: Vec<usize> = (0..live.len()).collect();
+    let min_shared = options.shared_themes.max(1);
     let mut shared: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    for keys in by_theme.values() {
-        let keys: Vec<&str> = keys.iter().copied().collect();
-        for (i, a) in keys.iter().enumerate() {
-            for b in &keys[i + 1..] {
-                *shared.entry(pair(a, b)).or_default() += 1;
-            }
+    super::pairs::set_pairs(&sets, &order, super::pairs::SetRule::Overlap(min_shared), |i, j| {
+        let n = super::pairs::shared(&sets[i], &sets[j]);
+        if n < min_shared {
+            return;
         }
-    }
+        let entry = shared.entry(pair(&live[i].key, &live[j].key)).or_default();
+        *entry = (*entry).max(n);
+    });
     let mut scored: BTreeMap<(&str, &str), (usize, f64)> = BTreeMap::new();
-    for (p, n) in shared.into_iter().filter(|(_, n)| *n >= options.shared_themes.max(1)) {
+    for (p, n) in shared.into_iter().filter(|(_, n)| *n >= min_shared) {
         scored.insert(p, (n, 0.0));
     }
     for (a, b, sim) in similar {

@@ -14,6 +14,7 @@ pub mod gate;
 pub mod graph;
 pub mod introspect;
 mod options;
+pub(crate) mod pairs;
 pub(crate) mod persona;
 pub(crate) mod review;
 pub(crate) mod runtime;

@@ -280,6 +280,75 @@ pub(crate) fn prune(tx: &Transaction, engine: &Engine, life: &Lifecycle) -> Resu
     Ok(report)
 }
 
+/// What pruning does to one memory, decided from the memory alone (so a cycle can decide
+/// on a reader and apply in short writes, deciding again on the row it writes).
+enum PrunePlan {
+    Leave,
+    Delete,
+    Archive(PersonaMemory),
+    /// A new state (`true`) or a changed mark.
+    Save(PersonaMemory, bool),
+}
+
+fn prune_plan(life: &Lifecycle, m: &PersonaMemory, now: f64) -> PrunePlan {
+    if m.sync.life.archived_at.is_some() {
+        // Archived memories wait for `restore` or a strong cue; pruning leaves them be.
+        return PrunePlan::Leave;
+    }
+    let (_, state) = life.live_state(m, now);
+    let mut next = m.clone();
+    next.state = state;
+    if state == MemoryState::Dissolved {
+        let since = *next.sync.life.dissolved_at.get_or_insert(now);
+        if now - since >= life.options.dissolve_after_days * DAY && archivable(m) {
+            return match life.options.dissolve {
+                Dissolve::Delete => PrunePlan::Delete,
+                _ => {
+                    next.sync.life.archived_at = Some(now);
+                    PrunePlan::Archive(next)
+                }
+            };
+        }
+    } else {
+        next.sync.life.dissolved_at = None;
+    }
+    if next == *m {
+        return PrunePlan::Leave;
+    }
+    let changed_state = next.state != m.state;
+    PrunePlan::Save(next, changed_state)
+}
+
+/// Whether pruning would change `m` now.
+pub(crate) fn prune_due(life: &Lifecycle, m: &PersonaMemory, now: f64) -> bool {
+    !matches!(prune_plan(life, m, now), PrunePlan::Leave)
+}
+
+/// Prunes the memories at these addresses (`domain/facet/key`), each as it is stored now
+/// (one that changed or went since it was chosen is judged again, or skipped).
+pub(crate) fn prune_addresses(
+    tx: &Transaction,
+    engine: &Engine,
+    life: &Lifecycle,
+    addresses: &[(String, String, String)],
+    report: &mut PruneReport,
+) -> Result<()> {
+    let now = engine.now();
+    for (domain, facet, key) in addresses {
+        for (_, m) in records::persona(tx, Some(domain), Some(facet), Some(key))? {
+            tx.execute_batch("SAVEPOINT prune_one")?;
+            match prune_one(tx, engine, life, &m, now, report) {
+                Ok(()) => tx.execute_batch("RELEASE prune_one")?,
+                Err(e) => {
+                    tx.execute_batch("ROLLBACK TO prune_one; RELEASE prune_one")?;
+                    tracing::warn!("prune: {} left as it was: {e}", m.address());
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn prune_one(
     tx: &Transaction,
     engine: &Engine,
@@ -288,41 +357,25 @@ fn prune_one(
     now: f64,
     report: &mut PruneReport,
 ) -> Result<()> {
-    if m.sync.life.archived_at.is_some() {
-        // Archived memories wait for `restore` or a strong cue; pruning leaves them be.
-        return Ok(());
-    }
-    let (_, state) = life.live_state(m, now);
-    let mut next = m.clone();
-    next.state = state;
-    if state == MemoryState::Dissolved {
-        let since = *next.sync.life.dissolved_at.get_or_insert(now);
-        if now - since >= life.options.dissolve_after_days * DAY && archivable(m) {
+    match prune_plan(life, m, now) {
+        PrunePlan::Leave => {}
+        PrunePlan::Delete => {
             let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
-            match life.options.dissolve {
-                Dissolve::Delete => {
-                    write::forget_path(tx, engine, &path)?;
-                    report.deleted.push(m.address());
-                    return Ok(());
-                }
-                _ => {
-                    next.sync.life.archived_at = Some(now);
-                    report.archived.push(m.address());
-                    life.save(tx, engine, Some(m), next, false)?;
-                    return Ok(());
-                }
+            write::forget_path(tx, engine, &path)?;
+            report.deleted.push(m.address());
+        }
+        PrunePlan::Archive(next) => {
+            report.archived.push(m.address());
+            life.save(tx, engine, Some(m), next, false)?;
+        }
+        PrunePlan::Save(next, changed_state) => {
+            if changed_state {
+                report.transitions.push((m.address(), m.state, next.state));
+            } else {
+                report.marked.push(m.address());
             }
+            life.save(tx, engine, Some(m), next, false)?;
         }
-    } else {
-        next.sync.life.dissolved_at = None;
-    }
-    if next != *m {
-        if next.state != m.state {
-            report.transitions.push((m.address(), m.state, next.state));
-        } else {
-            report.marked.push(m.address());
-        }
-        life.save(tx, engine, Some(m), next, false)?;
     }
     Ok(())
 }

@@ -253,6 +253,8 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
             Ok(report)
         })
         .await?;
+    let mut report = report;
+    fit_report(&mut report);
     let stored = report.clone();
     parts
         .engine
@@ -264,31 +266,51 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
 }
 
 /// Key pairs of persona memories whose embeddings are at least `link_similarity` alike
-/// (empty without vectors).
+/// (empty without vectors): consolidation's pairs ([`super::cycle::similar_pairs`]), so at
+/// most `link_max_per_memory` per memory, found through the vector index at scale.
 async fn similar_persona_pairs(parts: &Parts) -> Result<Vec<(String, String, f64)>> {
     #[cfg(feature = "vectors")]
     if parts.vectors.is_some() {
         crate::index::pipeline::embed_persona(&parts.engine, &parts.vectors).await?;
-        let link = parts.life.options.link_similarity;
+        let how = super::cycle::Compare {
+            vectors_on: true,
+            themes: false,
+            link: parts.life.options.link_similarity,
+            cap: parts.life.options.link_max_per_memory,
+        };
+        let vectors = parts.vectors.clone();
         return parts
             .engine
             .read(move |conn, _| {
-                let rows = records::persona_vectors(conn, None)?;
-                let mut out = Vec::new();
-                for (i, (_, ka, va)) in rows.iter().enumerate() {
-                    for (_, kb, vb) in &rows[i + 1..] {
-                        let sim = cosine(va, vb);
-                        if sim >= link && ka != kb {
-                            out.push((ka.clone(), kb.clone(), round3(sim)));
-                        }
-                    }
-                }
-                Ok(out)
+                let (persona, pairs) = super::cycle::similar_pairs(conn, how, &vectors)?;
+                Ok(pairs
+                    .into_iter()
+                    .map(|(i, j, sim)| (persona[i].2.key.clone(), persona[j].2.key.clone(), sim))
+                    .filter(|(a, b, _)| a != b)
+                    .collect())
             })
             .await;
     }
     let _ = parts;
     Ok(Vec::new())
+}
+
+/// The serialized report's size at most (NIP-44 encrypts 65,535 bytes, and the event's
+/// JSON wraps the report): lists halve until it fits, whatever the keys' lengths.
+const REPORT_BYTES: usize = 48 * 1024;
+
+/// Cuts the report's lists (each to half, repeatedly) until its JSON fits [`REPORT_BYTES`].
+fn fit_report(report: &mut IntrospectionReport) {
+    while serde_json::to_vec(report).map_or(0, |v| v.len()) > REPORT_BYTES {
+        let half = |n: usize| n / 2;
+        report.contradictions.truncate(half(report.contradictions.len()));
+        report.stale_beliefs.truncate(half(report.stale_beliefs.len()));
+        report.orphaned.truncate(half(report.orphaned.len()));
+        report.overloaded_facets.truncate(half(report.overloaded_facets.len()));
+        report.suggested_connections.truncate(half(report.suggested_connections.len()));
+        report.suggested_revisions.truncate(half(report.suggested_revisions.len()));
+        report.suggested_compressions.truncate(half(report.suggested_compressions.len()));
+    }
 }
 
 /// The compressed persona (see

@@ -4,7 +4,7 @@
 //! state, an access, and the stamping of a new version.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -52,6 +52,8 @@ pub(crate) struct Lifecycle {
     graph: Mutex<Option<CachedGraph>>,
     /// Bumped when a cycle changed the learned edges (no event changes with them).
     edges_version: AtomicU64,
+    /// A background rebuild of a large graph is running (one at a time).
+    graph_building: AtomicBool,
     pub(crate) cycle: CycleState,
     /// Accesses `persona_recall` counted and no transaction has recorded yet: path and
     /// time, in order. A recall is a read; these are written in one batch (see
@@ -75,6 +77,7 @@ impl Lifecycle {
             options,
             graph: Mutex::new(None),
             edges_version: AtomicU64::new(0),
+            graph_building: AtomicBool::new(false),
             accesses: Mutex::new(Vec::new()),
             cycle: CycleState {
                 running: Arc::new(tokio::sync::Mutex::new(())),
@@ -145,17 +148,38 @@ impl Lifecycle {
     /// The knowledge graph (built on first use, then cached). It is rebuilt after writes;
     /// a large one (over `GRAPH_REBUILD_NODES` nodes) at most every `GRAPH_REBUILD_SECS`,
     /// so a store of 100k records that alternates writes and searches does not rebuild it
-    /// on every search: new memories then join the graph up to that many seconds late. The
-    /// build reads on a reader connection: writes and searches do not wait for it.
+    /// on every search: new memories then join the graph up to that many seconds late. A
+    /// large graph is rebuilt in the background while searches keep the one they have (a
+    /// build over 100k records takes a second or more, and a consolidation cycle's batched
+    /// writes make the cached one stale many times over): no search waits for a build but
+    /// the first. The build reads on a reader connection: writes and searches do not wait
+    /// for it.
     pub(crate) async fn graph(self: &Arc<Self>, engine: &Arc<Engine>) -> Result<Arc<KnowledgeGraph>> {
         let now_at = (engine.generation(), self.edges_version.load(Ordering::SeqCst));
         if let Some(cached) = relock(&self.graph).as_ref() {
-            let recent = cached.built.elapsed().as_secs() < GRAPH_REBUILD_SECS
-                && cached.graph.node_count() > GRAPH_REBUILD_NODES;
+            let large = cached.graph.node_count() > GRAPH_REBUILD_NODES;
+            let recent = cached.built.elapsed().as_secs() < GRAPH_REBUILD_SECS && large;
             if cached.built_at == now_at || recent {
                 return Ok(cached.graph.clone());
             }
+            if large {
+                if !self.graph_building.swap(true, Ordering::SeqCst) {
+                    let (life, engine) = (self.clone(), engine.clone());
+                    tokio::spawn(async move {
+                        if let Err(e) = life.build_graph(&engine, now_at).await {
+                            tracing::warn!("knowledge graph rebuild failed: {e}");
+                        }
+                        life.graph_building.store(false, Ordering::SeqCst);
+                    });
+                }
+                return Ok(cached.graph.clone());
+            }
         }
+        self.build_graph(engine, now_at).await
+    }
+
+    /// Builds the graph on a reader and caches it as of `now_at`.
+    async fn build_graph(self: &Arc<Self>, engine: &Arc<Engine>, now_at: (u64, u64)) -> Result<Arc<KnowledgeGraph>> {
         let life = self.clone();
         let graph = engine
             .read(move |conn, _| {
@@ -279,13 +303,6 @@ pub(crate) fn stored_edges(conn: &Connection) -> Result<Vec<StoredEdge>> {
         }
     }
     Ok(out)
-}
-
-/// Replaces the learned edges.
-pub(crate) fn save_edges(tx: &Transaction, edges: &[StoredEdge]) -> Result<()> {
-    let rows: Vec<records::EdgeRow> =
-        edges.iter().map(|e| (e.a.clone(), e.b.clone(), e.kind.as_str().to_string(), e.weight, e.created_at)).collect();
-    records::save_edges(tx, &rows)
 }
 
 /// Activation from the strongest candidates (`seeds`: path and matching score) to every
