@@ -93,7 +93,7 @@ pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64)
 /// Every record holding `term` (one word): its share of an any-word BM25 ([`bm25`]
 /// with the same `context` weight; FTS5 sums one such share per word of the query), and
 /// whether its own words hold it (not only its episode's context), by rowid. Searches
-/// keep these per word ([`crate::search::terms`]).
+/// keep these per word (the search's word cache).
 pub(crate) fn term_postings(conn: &Connection, term: &str, context: f64) -> Result<Vec<(i64, f64, bool)>> {
     let context = if context.is_finite() { context.max(0.0) } else { 0.0 };
     let sql = format!(

@@ -18,6 +18,7 @@ pub(crate) mod pairs;
 pub(crate) mod persona;
 pub(crate) mod review;
 pub(crate) mod runtime;
+pub(crate) mod similar;
 
 use std::sync::{Arc, Weak};
 

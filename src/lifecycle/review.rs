@@ -266,13 +266,13 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
 }
 
 /// Key pairs of persona memories whose embeddings are at least `link_similarity` alike
-/// (empty without vectors): consolidation's pairs ([`super::cycle::similar_pairs`]), so at
+/// (empty without vectors): consolidation's pairs ([`super::similar::similar_pairs`]), so at
 /// most `link_max_per_memory` per memory, found through the vector index at scale.
 async fn similar_persona_pairs(parts: &Parts) -> Result<Vec<(String, String, f64)>> {
     #[cfg(feature = "vectors")]
     if parts.vectors.is_some() {
         crate::index::pipeline::embed_persona(&parts.engine, &parts.vectors).await?;
-        let how = super::cycle::Compare {
+        let how = super::similar::Compare {
             vectors_on: true,
             themes: false,
             link: parts.life.options.link_similarity,
@@ -282,7 +282,7 @@ async fn similar_persona_pairs(parts: &Parts) -> Result<Vec<(String, String, f64
         return parts
             .engine
             .read(move |conn, _| {
-                let (persona, pairs) = super::cycle::similar_pairs(conn, how, &vectors)?;
+                let (persona, pairs) = super::similar::similar_pairs(conn, how, &vectors)?;
                 Ok(pairs
                     .into_iter()
                     .map(|(i, j, sim)| (persona[i].2.key.clone(), persona[j].2.key.clone(), sim))
