@@ -330,7 +330,8 @@ async fn memstr_run(bin: &Path, items: &[(String, String)]) -> BoxResult<MemstrR
     let reports = a.sync(&opts).await?;
     let push = sw.stop();
     let r = &reports[0];
-    if r.error.is_some() || r.pushed != n || !r.refused.is_empty() {
+    // The memories, and the store's private relay list once it names a relay.
+    if r.error.is_some() || !(n..=n + 1).contains(&r.pushed) || !r.refused.is_empty() {
         return fail(format!("memstr push: expected {n} pushed, got {r:?}"));
     }
 
@@ -354,7 +355,7 @@ async fn memstr_run(bin: &Path, items: &[(String, String)]) -> BoxResult<MemstrR
     let reports = b.sync(&opts).await?;
     let pull = sw.stop();
     let r = &reports[0];
-    if r.error.is_some() || r.pulled.applied != n {
+    if r.error.is_some() || !(n..=n + 1).contains(&r.pulled.applied) {
         return fail(format!("memstr pull: expected {n} applied, got {r:?}"));
     }
     Ok(MemstrRun { writes, push, pull, stamps, avg_event_bytes: bytes as f64 / events.len().max(1) as f64 })
