@@ -2500,7 +2500,7 @@ impl Store {
 #[test]
 fn a_search_signs_nothing_and_index_embeds_the_rest_with_progress_lines() {
     let st = Store::new();
-    for i in 0..90 {
+    for i in 0..150 {
         st.ok(&["journal", &format!("Entry {i} about the allotment"), "--at", &s(T0 + i as f64)]);
     }
     // Dated now: a memory from T0 would have decayed out of search by the system clock.
@@ -2514,15 +2514,20 @@ fn a_search_signs_nothing_and_index_embeds_the_rest_with_progress_lines() {
     for field in ["events", "outbox", "embed"] {
         assert_eq!(after[field], before[field], "a search signed something ({field})");
     }
-    // The search embedded the newest 32 of 91; `index` embeds the other 59 and signs the
-    // embedding event of the persona memory the search embedded without signing.
+    // The search embedded the newest 32 of 151; `index` embeds the other 119 (batches of 64)
+    // and signs the embedding event of the persona memory the search embedded without
+    // signing.
     let r = run(st.cmd_with_model(&["index"]));
     assert_eq!(r.code, Some(0), "{r:#?}");
     assert!(!r.stderr.contains('\u{1b}') && !r.stderr.contains('\r'), "escape codes off a terminal: {:?}", r.stderr);
     let progress: Vec<&str> = r.stderr.lines().filter(|l| l.starts_with("embedding ")).collect();
-    assert_eq!(progress.last(), Some(&"embedding 59/59"), "{:?}", r.stderr);
-    assert_eq!(progress, ["embedding 32/59", "embedding 59/59"], "a line per batch past each tenth");
-    assert!(r.stdout.contains("embedded 59 records") && r.stdout.contains("signed 1 embedding events"), "{}", r.stdout);
+    assert_eq!(progress.last(), Some(&"embedding 119/119"), "{:?}", r.stderr);
+    assert_eq!(progress, ["embedding 64/119", "embedding 119/119"], "a line per batch past each tenth");
+    assert!(
+        r.stdout.contains("embedded 119 records") && r.stdout.contains("signed 1 embedding events"),
+        "{}",
+        r.stdout
+    );
     assert_eq!(st.json(&["stats"])["embed"], 1);
     let mut again = st.cmd_with_model(&["index"]);
     again.arg("--json");
