@@ -9,6 +9,10 @@
 //! cargo run --release --example bulk_write -- [N] [RUNS]   # default 5000 3
 //! ```
 
+#[path = "support/mod.rs"]
+#[allow(dead_code)] // each example uses its own subset
+mod support;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -99,23 +103,6 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = cpu
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map_or("?".to_string(), |(_, m)| m.trim().to_string());
-    let cores = cpu.lines().filter(|l| l.starts_with("processor")).count();
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .unwrap_or_default()
-        .lines()
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
-        .unwrap_or_default();
-    format!("{cores} cores, {model}, {mem} kB RAM")
-}
-
 fn commit() -> String {
     std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
@@ -132,7 +119,7 @@ async fn main() -> memstr::Result<()> {
     let (n, runs) = (arg(1, 5_000), arg(2, 3).max(1));
     println!("bulk_write: {n} memories (flat, journal, persona in turn), {runs} runs, batches of {MAX_BATCH}");
     println!("commit:    {}", commit());
-    println!("machine:   {}", machine());
+    println!("machine:   {}", support::machine());
     println!("load:      {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
     let (mut one, mut many) = (Vec::new(), Vec::new());
     for run in 1..=runs {

@@ -14,6 +14,10 @@
 //! embedded (untimed), closed (the index saved, sealed or not), and reopened: the first
 //! search after that open (loading the saved index) and `--searches` hybrid searches.
 
+#[path = "support/mod.rs"]
+#[allow(dead_code)] // each example uses its own subset
+mod support;
+
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -131,23 +135,6 @@ async fn run(
     Ok(())
 }
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = cpu
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map_or("?".to_string(), |(_, m)| m.trim().to_string());
-    let cores = cpu.lines().filter(|l| l.starts_with("processor")).count();
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .unwrap_or_default()
-        .lines()
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
-        .unwrap_or_default();
-    format!("{cores} cores, {model}, {mem} kB RAM")
-}
-
 fn commit() -> String {
     std::process::Command::new("git")
         .args(["rev-parse", "--short", "HEAD"])
@@ -170,7 +157,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     println!("encryption_bench: {} writes, {} searches, {} run(s) per mode", a.writes, a.searches, a.runs);
     println!("commit:    {}", commit());
-    println!("machine:   {}", machine());
+    println!("machine:   {}", support::machine());
     println!("load:      {}", std::fs::read_to_string("/proc/loadavg").unwrap_or_default().trim());
     let (mut plain, mut enc) = (Samples::default(), Samples::default());
     for _ in 0..a.runs {

@@ -950,23 +950,6 @@ fn child(mode: &str, size: usize, queries: usize, dir: &Path) -> BoxResult<HashM
     Ok(out)
 }
 
-fn machine() -> String {
-    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let model = cpu
-        .lines()
-        .find(|l| l.starts_with("model name"))
-        .and_then(|l| l.split_once(':'))
-        .map_or("?".to_string(), |(_, m)| m.trim().to_string());
-    let cores = cpu.lines().filter(|l| l.starts_with("processor")).count();
-    let mem = std::fs::read_to_string("/proc/meminfo")
-        .unwrap_or_default()
-        .lines()
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
-        .unwrap_or_default();
-    format!("{cores} cores, {model}, {mem} kB RAM")
-}
-
 fn f(r: &HashMap<String, String>, k: &str) -> Option<f64> {
     r.get(k).and_then(|v| v.parse().ok())
 }
@@ -1084,7 +1067,7 @@ fn parent(a: Args) -> BoxResult<()> {
         println!("embedder:  STAND-IN (deterministic word hashes, not a model: --stand-in)");
     }
     println!("date:      {}", utc_now());
-    println!("machine:   {}", machine());
+    println!("machine:   {}", support::machine());
     println!("load:      {} (1, 5, 15 min) at start", loadavg());
     let mut all = Vec::new();
     for &n in &a.sizes {

@@ -89,3 +89,22 @@ pub fn apply_phrasings(sq: &mut memstr::SearchQuery) {
         sq.hypothetical = (!h.is_empty()).then(|| h.clone());
     }
 }
+
+/// The machine a figure was measured on: cores, CPU model and memory, from /proc.
+#[allow(dead_code)] // not every example that includes this file prints it
+pub fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpu
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("?".to_string(), |(_, m)| m.trim().to_string());
+    let cores = cpu.lines().filter(|l| l.starts_with("processor")).count();
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .unwrap_or_default()
+        .lines()
+        .next()
+        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string))
+        .unwrap_or_default();
+    format!("{cores} cores, {model}, {mem} kB RAM")
+}

@@ -90,7 +90,8 @@ pub(crate) fn decode_parallel(engine: &Engine, events: Vec<Incoming>) -> Vec<Pre
     let codec = engine.codec();
     let decode = |e: &Incoming| e.as_ref().map(|e| codec.decode(e));
     if cores < 2 || events.len() < 32 {
-        return events.into_iter().map(|e| (decode(&e), e)).map(|(d, e)| (e, d)).collect();
+        let decoded: Vec<_> = events.iter().map(decode).collect();
+        return events.into_iter().zip(decoded).collect();
     }
     let per = events.len().div_ceil(cores);
     let decoded: Vec<Option<std::result::Result<Decoded, RejectReason>>> = std::thread::scope(|scope| {

@@ -4,11 +4,12 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
 use super::hybrid::{Candidate, SignalKind as S, Values};
+use super::terms::Postings;
 use super::Kind;
 use super::{Found, SearchQuery, Weights};
 use crate::codec::RecordKind;
@@ -169,19 +170,17 @@ fn doc_count(conn: &Connection, cache: &SearchState) -> Result<u64> {
 fn coverage(
     conn: &Connection,
     cache: &SearchState,
-    terms: &[String],
-    context: f64,
+    postings: &[Arc<Postings>],
     rids: &BTreeMap<i64, Row>,
 ) -> Result<BTreeMap<i64, f64>> {
     let mut out: BTreeMap<i64, f64> = BTreeMap::new();
-    if terms.is_empty() || rids.is_empty() {
+    if postings.is_empty() || rids.is_empty() {
         return Ok(out);
     }
     let docs = doc_count(conn, cache)? as f64;
     let mut total = 0.0;
-    // The postings the BM25 pass read (the same words and weight): each gives the word's
-    // document frequency among own words and which candidates hold it.
-    let postings = cache.terms.postings(conn, terms, context)?;
+    // Each searched word's postings give its document frequency among own words and
+    // which candidates hold it.
     for p in postings {
         let df = p.own_df();
         let holders: Vec<i64> = rids.keys().copied().filter(|rid| p.own_holds(*rid)).collect();
@@ -286,6 +285,8 @@ pub(crate) fn candidates(
         true => fts::admitted(conn, &filter, SCAN_CAP)?,
         false => None,
     };
+    // Each searched word's postings, read once for the pass: BM25 below, coverage later.
+    let postings = ctx.cache.terms.postings(conn, &searched, w.context)?;
     let mut lexical_all = match &fts_expr {
         // FTS5 sums one BM25 share per word: the kept shares give the same scores, within
         // what the filter admits.
@@ -293,7 +294,7 @@ pub(crate) fn candidates(
             let within: Option<std::collections::HashSet<i64>> =
                 admitted.as_ref().filter(|_| !filter.is_open()).map(|a| a.iter().copied().collect());
             let mut all = std::collections::HashMap::new();
-            for p in ctx.cache.terms.postings(conn, &searched, w.context)? {
+            for p in &postings {
                 for (rid, score) in p.scores() {
                     if within.as_ref().is_none_or(|w| w.contains(&rid)) {
                         *all.entry(rid).or_insert(0.0) += score;
@@ -414,7 +415,7 @@ pub(crate) fn candidates(
         journal_times[lo..].iter().take_while(|(t, _)| *t <= ts + w.episode_window).map(|(_, m)| *m).fold(0.0, f64::max)
     };
 
-    let covered = coverage(conn, ctx.cache, &searched, w.context, &rows)?;
+    let covered = coverage(conn, ctx.cache, &postings, &rows)?;
     let terms = query_terms(&q.text);
     let best_match = match_of.values().copied().fold(0.0f64, f64::max);
     let cue_terms = content_terms(&q.text);
