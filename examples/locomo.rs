@@ -1,7 +1,7 @@
 //! LoCoMo retrieval benchmark (../shared/bench/locomo-dev/README.md), through memstr's
 //! public API and its normal search.
 //!
-//! cargo run --release --example locomo -- FILE... [--json] [--no-vectors] [--set NAME=VALUE]... [--phrasings FILE]
+//! cargo run --release --example locomo -- FILE... [--json] [--no-vectors] [--set NAME=VALUE]... [--phrasings FILE] [--behaviour NAME=on|off]...
 //!
 //! `--phrasings examples/data/agent_phrasings.json` adds to each question the phrasings and
 //! hypothetical answer a calling agent wrote seeing only the question.
@@ -93,7 +93,7 @@ async fn main() -> memstr::Result<()> {
             specs.extend(vs.split(',').map(|v| format!("{k}={v}")));
         } else if a == "--variant" {
             specs.push(it.next().expect("--variant 'A=1;B=2'").clone());
-        } else if a == "--phrasings" {
+        } else if a == "--phrasings" || a == "--behaviour" {
             it.next();
         } else if !a.starts_with("--") {
             files.push(a);
@@ -115,6 +115,7 @@ async fn main() -> memstr::Result<()> {
         std::process::exit(2);
     }
     let embedder: Option<Arc<dyn Embedder>> = support::embedder(no_vectors);
+    let life = support::lifecycle_options(&args);
     let mut by_cat: BTreeMap<u64, Acc> = BTreeMap::new();
     // Categories 1-4 per variant and conversation.
     let mut folds: Vec<Vec<Acc>> = vec![vec![Acc::default(); files.len()]; variants.len()];
@@ -123,7 +124,7 @@ async fn main() -> memstr::Result<()> {
     for (fi, file) in files.iter().enumerate() {
         let conv: Value = serde_json::from_str(&std::fs::read_to_string(file).expect("readable file")).expect("JSON");
         let clock = Arc::new(ManualClock::new(0.0));
-        let mut opts = StoreOptions::default().clock(clock.clone());
+        let mut opts = StoreOptions::default().clock(clock.clone()).lifecycle(life.clone());
         if let Some(e) = &embedder {
             opts = opts.embedder(e.clone());
         }

@@ -159,7 +159,7 @@ async fn main() -> memstr::Result<()> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--phrasings" => {
+            "--phrasings" | "--behaviour" => {
                 it.next();
             }
             "--days" => {
@@ -187,7 +187,7 @@ async fn main() -> memstr::Result<()> {
     }
     let Some(file) = file else {
         eprintln!(
-            "usage: workload FILE [--no-vectors] [--json] [--misses [--explain]] [--days 183,282] [--set NAME=VALUE] [--grid NAME=V1,V2] [--variant 'A=1;B=2'] [--phrasings FILE]"
+            "usage: workload FILE [--no-vectors] [--json] [--misses [--explain]] [--days 183,282] [--set NAME=VALUE] [--grid NAME=V1,V2] [--variant 'A=1;B=2'] [--phrasings FILE] [--behaviour NAME=on|off]"
         );
         std::process::exit(2);
     };
@@ -211,10 +211,11 @@ async fn main() -> memstr::Result<()> {
     }
     let data: Value = serde_json::from_str(&std::fs::read_to_string(&file).expect("readable file")).expect("JSON");
     let embedder: Option<Arc<dyn Embedder>> = support::embedder(no_vectors);
+    let life = support::lifecycle_options(&args);
     let start = data["start"].as_f64().expect("start");
     let clock = Arc::new(ManualClock::new(start));
     // The defaults a user gets: automatic consolidation every 50 writes included.
-    let mut opts = StoreOptions::default().clock(clock.clone());
+    let mut opts = StoreOptions::default().clock(clock.clone()).lifecycle(life.clone());
     if let Some(e) = &embedder {
         opts = opts.embedder(e.clone());
     }

@@ -360,6 +360,9 @@ pub enum Rule {
     SelfReference,
     /// Not one of the policy's names (e.g. `archive`, `delete` for the dissolve policy).
     UnknownPolicy(String),
+    /// Not one of the seeds' behaviours ([`crate::lifecycle::Behaviour`]), or a switch
+    /// that is not `NAME=on` or `NAME=off`.
+    UnknownBehaviour(String),
     /// A batch holds more items than one transaction takes ([`crate::MAX_BATCH`]).
     BatchTooLarge {
         /// The most one batch takes.
@@ -386,6 +389,7 @@ impl Rule {
             Rule::SelfReference => "no-self-reference",
             Rule::UnknownPolicy(_) => "known-policy",
             Rule::BatchTooLarge { .. } => "batch-size",
+            Rule::UnknownBehaviour(_) => "known-behaviour",
         }
     }
 }
@@ -411,6 +415,11 @@ impl fmt::Display for Rule {
             }
             Rule::SelfReference => write!(f, "must name a different memory"),
             Rule::UnknownPolicy(s) => write!(f, "is {s:?}; it must be one of archive, delete"),
+            Rule::UnknownBehaviour(s) => write!(
+                f,
+                "is {s:?}; a switch is NAME=on or NAME=off, NAME one of {}",
+                crate::lifecycle::Behaviour::ALL.map(|b| b.as_str()).join(", ")
+            ),
             Rule::BatchTooLarge { max, len } => {
                 write!(f, "holds {len} items; one batch takes at most {max} (split it, or import with memstr import --memories)")
             }

@@ -108,3 +108,23 @@ pub fn machine() -> String {
         .unwrap_or_default();
     format!("{cores} cores, {model}, {mem} kB RAM")
 }
+
+/// The lifecycle options `--behaviour NAME=on|off` (repeatable) ask for, printed so every
+/// output says which behaviours it ran with (exits 2 on a bad switch).
+#[allow(dead_code)] // not every example that includes this file writes through the lifecycle
+pub fn lifecycle_options(args: &[String]) -> memstr::LifecycleOptions {
+    let mut life = memstr::LifecycleOptions::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--behaviour" {
+            let switch = it.next().map(String::as_str).unwrap_or("");
+            if let Err(e) = life.behaviours.apply(switch) {
+                eprintln!("--behaviour: {e}");
+                std::process::exit(2)
+            }
+        }
+    }
+    let on: Vec<&str> = life.behaviours.iter().filter(|(_, on)| *on).map(|(b, _)| b.as_str()).collect();
+    println!("behaviours on: {}", if on.is_empty() { "none".to_string() } else { on.join(", ") });
+    life
+}

@@ -19,6 +19,7 @@ pub(crate) mod persona;
 pub(crate) mod review;
 pub(crate) mod runtime;
 pub(crate) mod similar;
+mod switches;
 
 use std::sync::{Arc, Weak};
 
@@ -29,6 +30,7 @@ pub use decay::{policy_by_name, DecayPolicy, Fsrs6, Halflife, Rating, FSRS6_DEFA
 pub use options::{Dissolve, LifecycleOptions, LINK_MAX_PER_MEMORY};
 pub use persona::{FactVersion, PersonaStats, PruneReport};
 pub use review::{GraphNeighbour, Ingested};
+pub use switches::{Behaviour, Behaviours};
 
 use crate::engine::Engine;
 use crate::error::Result;

@@ -72,6 +72,8 @@ pub struct LifecycleOptions {
     /// ... or this many memories hold unsigned accesses. Until then they are local: a
     /// relay does not learn which memories answered which command (docs/wire-format.md).
     pub access_flush_count: u64,
+    /// Which of the seeds' switchable behaviours are on (docs/lifecycle.md, "Switches").
+    pub behaviours: super::Behaviours,
 }
 
 impl Default for LifecycleOptions {
@@ -95,6 +97,7 @@ impl Default for LifecycleOptions {
             dissolve: Dissolve::default(),
             access_flush_after: std::time::Duration::from_secs(3600),
             access_flush_count: 100,
+            behaviours: Default::default(),
         }
     }
 }

@@ -52,6 +52,18 @@ pub struct Args {
     #[arg(long, global = true, env = "MEMSTR_DISSOLVE", value_name = "archive|delete")]
     pub(crate) dissolve: Option<memstr::Dissolve>,
 
+    /// Switch one of the seeds' behaviours on or off for this run: NAME=on or NAME=off,
+    /// repeatable or comma-separated (docs/lifecycle.md, "Switches", lists the names
+    /// and defaults).
+    #[arg(
+        long = "behaviour",
+        global = true,
+        env = "MEMSTR_BEHAVIOURS",
+        value_name = "NAME=on|off",
+        value_delimiter = ','
+    )]
+    pub(crate) behaviours: Vec<String>,
+
     /// Do everything in this process: never hand a search to a running `memstr serve` or
     /// `memstr mcp` for the same store, and (for those servers) do not listen for one.
     #[arg(long, global = true, env = "MEMSTR_NO_FORWARD", value_parser = clap::builder::BoolishValueParser::new())]

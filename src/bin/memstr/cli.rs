@@ -90,9 +90,12 @@ pub(crate) async fn open(args: &Args, identity: Identity) -> Result<MemoryStore>
         };
         options = options.decay(Arc::from(policy));
     }
-    if let Some(policy) = args.dissolve {
+    if args.dissolve.is_some() || !args.behaviours.is_empty() {
         let mut life = memstr::LifecycleOptions::default();
-        life.dissolve = policy;
+        if let Some(policy) = args.dissolve {
+            life.dissolve = policy;
+        }
+        life.behaviours.apply(&args.behaviours.join(","))?;
         options = options.lifecycle(life);
     }
     let dir = args.dir()?;

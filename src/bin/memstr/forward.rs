@@ -153,7 +153,8 @@ fn forwardable(args: &Args) -> Option<Request> {
         && args.payload_clock.is_none()
         && args.d_tags.is_none()
         && args.decay.is_none()
-        && args.dissolve.is_none();
+        && args.dissolve.is_none()
+        && args.behaviours.is_empty();
     match &args.command {
         Command::Search(search) if plain && !search.no_vectors => {
             Some(Request::Search { json: args.json, args: search.clone() })
