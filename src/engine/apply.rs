@@ -41,10 +41,8 @@ pub(crate) struct Current {
 }
 
 pub(crate) fn current(tx: &Transaction, path: &str) -> rusqlite::Result<Option<Current>> {
-    tx.query_row(
-        "SELECT event_id, created_at, deleted, dirty, d_tag, payload FROM records WHERE path = ?1",
-        [path],
-        |r| {
+    tx.prepare_cached("SELECT event_id, created_at, deleted, dirty, d_tag, payload FROM records WHERE path = ?1")?
+        .query_row([path], |r| {
             Ok(Current {
                 event_id: r.get(0)?,
                 created_at: r.get(1)?,
@@ -53,30 +51,30 @@ pub(crate) fn current(tx: &Transaction, path: &str) -> rusqlite::Result<Option<C
                 d_tag: r.get(4)?,
                 payload: r.get(5)?,
             })
-        },
-    )
-    .optional()
+        })
+        .optional()
 }
 
 /// Newest `a`-tag deletion time for a d tag, if any.
 pub(crate) fn deleted_until(tx: &Transaction, d_tag: &str) -> rusqlite::Result<Option<i64>> {
-    tx.query_row("SELECT max(created_at) FROM deletions WHERE target_d = ?1", [d_tag], |r| r.get(0))
+    tx.prepare_cached("SELECT max(created_at) FROM deletions WHERE target_d = ?1")?.query_row([d_tag], |r| r.get(0))
 }
 
 pub(crate) fn count_rejection(tx: &Transaction, reason: RejectReason, event_id: Option<&str>) -> rusqlite::Result<()> {
     tracing::debug!(reason = reason.as_str(), event_id, "rejected event");
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO rejections (reason, count, last_event_id, last_at) VALUES (?1, 1, ?2, unixepoch())
          ON CONFLICT(reason) DO UPDATE SET count = count + 1, last_event_id = ?2, last_at = unixepoch()",
-        params![reason.as_str(), event_id],
-    )?;
+    )?
+    .execute(params![reason.as_str(), event_id])?;
     Ok(())
 }
 
 /// Applies an event already known to be valid (`decoded` is its decoding).
 pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &Decoded) -> Result<Outcome> {
     let id = event.id.to_hex();
-    let exists: bool = tx.query_row("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)", [&id], |r| r.get(0))?;
+    let exists: bool =
+        tx.prepare_cached("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)")?.query_row([&id], |r| r.get(0))?;
     if exists {
         return Ok(Outcome::Duplicate);
     }
@@ -86,10 +84,8 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
         Decoded::Deletion { ids, d_tags } => {
             insert_event(tx, &id, KIND_DELETION as i64, created_at, &event.as_json())?;
             for target in ids {
-                tx.execute(
-                    "INSERT INTO deletions (request_id, target_id, created_at) VALUES (?1, ?2, ?3)",
-                    params![id, target, created_at],
-                )?;
+                tx.prepare_cached("INSERT INTO deletions (request_id, target_id, created_at) VALUES (?1, ?2, ?3)")?
+                    .execute(params![id, target, created_at])?;
                 let hit: Option<i64> = tx
                     .query_row("SELECT rid FROM records WHERE event_id = ?1 AND deleted = 0", [target], |r| r.get(0))
                     .optional()?;
@@ -98,10 +94,8 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
                 }
             }
             for d in d_tags {
-                tx.execute(
-                    "INSERT INTO deletions (request_id, target_d, created_at) VALUES (?1, ?2, ?3)",
-                    params![id, d, created_at],
-                )?;
+                tx.prepare_cached("INSERT INTO deletions (request_id, target_d, created_at) VALUES (?1, ?2, ?3)")?
+                    .execute(params![id, d, created_at])?;
                 let hits: Vec<(i64, String)> = tx
                     .prepare("SELECT rid, event_id FROM records WHERE d_tag = ?1 AND deleted = 0 AND created_at <= ?2")?
                     .query_map(params![d, created_at], |r| Ok((r.get(0)?, r.get(1)?)))?
@@ -113,8 +107,9 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
             Ok(Outcome::Applied)
         }
         Decoded::Record { path, d_tag, payload } => {
-            let by_id: bool =
-                tx.query_row("SELECT EXISTS(SELECT 1 FROM deletions WHERE target_id = ?1)", [&id], |r| r.get(0))?;
+            let by_id: bool = tx
+                .prepare_cached("SELECT EXISTS(SELECT 1 FROM deletions WHERE target_id = ?1)")?
+                .query_row([&id], |r| r.get(0))?;
             // A tombstone is itself a deletion marker: keep it even when a deletion request
             // names it, so the store can hand it on to relays that ignore deletions.
             let tombstone = matches!(payload, Payload::Tombstone(_));
@@ -148,12 +143,12 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
                                 at as i64,
                                 &merged_event.as_json(),
                             )?;
-                            tx.execute("DELETE FROM events WHERE id = ?1", [&c.event_id])?;
+                            tx.prepare_cached("DELETE FROM events WHERE id = ?1")?.execute([&c.event_id])?;
                             upsert_record(tx, path, d_tag, &merged_id, at as i64, &Payload::Persona(merged), false)?;
-                            tx.execute(
+                            tx.prepare_cached(
                                 "INSERT OR IGNORE INTO outbox (event_id, queued_at) VALUES (?1, unixepoch())",
-                                [&merged_id],
-                            )?;
+                            )?
+                            .execute([&merged_id])?;
                             return Ok(Outcome::Merged);
                         }
                     }
@@ -175,7 +170,7 @@ pub(crate) fn apply(tx: &Transaction, codec: &Codec, event: &Event, decoded: &De
             insert_event(tx, &id, event.kind.as_u16() as i64, created_at, &event.as_json())?;
             if let Some(c) = &cur {
                 // The superseded version has nothing left to say to anyone.
-                tx.execute("DELETE FROM events WHERE id = ?1", [&c.event_id])?;
+                tx.prepare_cached("DELETE FROM events WHERE id = ?1")?.execute([&c.event_id])?;
             }
             upsert_record(tx, path, d_tag, &id, created_at, &payload, dirty)?;
             Ok(Outcome::Applied)
@@ -191,16 +186,15 @@ pub(crate) fn orders_later_versions(tx: &Transaction, c: &Current) -> rusqlite::
     if !c.deleted {
         return Ok(true);
     }
-    let tombstone: bool =
-        tx.query_row("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)", [&c.event_id], |r| r.get(0))?;
+    let tombstone: bool = tx
+        .prepare_cached("SELECT EXISTS(SELECT 1 FROM events WHERE id = ?1)")?
+        .query_row([&c.event_id], |r| r.get(0))?;
     Ok(tombstone || deleted_until(tx, &c.d_tag)?.is_some_and(|t| t >= c.created_at))
 }
 
 fn insert_event(tx: &Transaction, id: &str, kind: i64, created_at: i64, json: &str) -> rusqlite::Result<()> {
-    tx.execute(
-        "INSERT INTO events (id, kind, created_at, json) VALUES (?1, ?2, ?3, ?4)",
-        params![id, kind, created_at, json],
-    )?;
+    tx.prepare_cached("INSERT INTO events (id, kind, created_at, json) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(params![id, kind, created_at, json])?;
     Ok(())
 }
 
@@ -208,13 +202,11 @@ fn insert_event(tx: &Transaction, id: &str, kind: i64, created_at: i64, json: &s
 /// (so older versions stay dead), drop its content, its index entry and its event.
 fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> Result<()> {
     let neighbours = super::episodes::around(tx, rid)?;
-    tx.execute(
-        "UPDATE records SET deleted = 1, payload = NULL, dirty = 0, needs_vec = ?2 WHERE rid = ?1",
-        params![rid, VecState::Current],
-    )?;
-    tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
-    tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
-    tx.execute("DELETE FROM events WHERE id = ?1", [event_id])?;
+    tx.prepare_cached("UPDATE records SET deleted = 1, payload = NULL, dirty = 0, needs_vec = ?2 WHERE rid = ?1")?
+        .execute(params![rid, VecState::Current])?;
+    tx.prepare_cached("DELETE FROM vectors WHERE rid = ?1")?.execute([rid])?;
+    tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?.execute([rid])?;
+    tx.prepare_cached("DELETE FROM events WHERE id = ?1")?.execute([event_id])?;
     super::episodes::refresh(tx, &neighbours)
 }
 
@@ -269,22 +261,24 @@ pub(crate) fn upsert_record(
     // neighbours behind: their episode context is rewritten too.
     let journal = path.kind() == crate::codec::RecordKind::Journal;
     let mut neighbours = match journal {
-        true => match tx.query_row("SELECT rid FROM records WHERE path = ?1", [&path_s], |r| r.get(0)).optional()? {
+        true => match tx
+            .prepare_cached("SELECT rid FROM records WHERE path = ?1")?
+            .query_row([&path_s], |r| r.get(0))
+            .optional()?
+        {
             Some(old) => super::episodes::around(tx, old)?,
             None => Vec::new(),
         },
         false => Vec::new(),
     };
-    let rid: i64 = tx.query_row(
-        "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty, text_hash, needs_vec, dirty_at)
+    let rid: i64 = tx.prepare_cached("INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty, text_hash, needs_vec, dirty_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, CASE WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END, CASE WHEN ?12 THEN unixepoch() END)
          ON CONFLICT(path) DO UPDATE SET kind = ?2, d_tag = ?3, event_id = ?4, created_at = ?5, deleted = ?6,
              domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12,
              dirty_at = CASE WHEN ?12 THEN coalesce(records.dirty_at, unixepoch()) END,
              needs_vec = CASE WHEN records.text_hash IS ?13 THEN records.needs_vec WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END,
              text_hash = ?13
-         RETURNING rid",
-        params![
+         RETURNING rid")?.query_row(params![
             path_s,
             kind,
             d_tag,
@@ -304,19 +298,17 @@ pub(crate) fn upsert_record(
         |r| r.get(0),
     )?;
     if text_hash.is_none() {
-        tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
+        tx.prepare_cached("DELETE FROM vectors WHERE rid = ?1")?.execute([rid])?;
     }
-    tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
+    tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?.execute([rid])?;
     if let (false, Some(text)) = (tombstone, row.text) {
         // A journal entry's row is written once, with its episode context.
         let context = match journal {
             true => super::episodes::context(tx, rid)?.unwrap_or_default(),
             false => String::new(),
         };
-        tx.execute(
-            "INSERT INTO records_fts (rowid, key, themes, value, context) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![rid, row.key.unwrap_or(""), row.themes, text, context],
-        )?;
+        tx.prepare_cached("INSERT INTO records_fts (rowid, key, themes, value, context) VALUES (?1, ?2, ?3, ?4, ?5)")?
+            .execute(params![rid, row.key.unwrap_or(""), row.themes, text, context])?;
     }
     if journal || !neighbours.is_empty() {
         neighbours.push(rid);

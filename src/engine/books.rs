@@ -46,8 +46,9 @@ impl Engine {
     /// Adds a relay (persisted). `allow_insecure` admits `ws://` to non-loopback hosts.
     pub(crate) async fn add_relay(self: &Arc<Self>, url: String) -> Result<()> {
         self.write(move |tx, engine| {
-            let n =
-                tx.execute("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)", params![url, now_secs()])?;
+            let n = tx
+                .prepare_cached("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)")?
+                .execute(params![url, now_secs()])?;
             // The agent's relay list follows, so other devices find this relay.
             if n > 0 {
                 super::relay_list::local_change(tx, engine, &url, true)?;
@@ -61,7 +62,7 @@ impl Engine {
     /// Removes a relay; returns whether it was configured.
     pub(crate) async fn remove_relay(self: &Arc<Self>, url: String) -> Result<bool> {
         self.write(move |tx, engine| {
-            let n = tx.execute("DELETE FROM relays WHERE url = ?1", [&url])?;
+            let n = tx.prepare_cached("DELETE FROM relays WHERE url = ?1")?.execute([&url])?;
             prune_outbox(tx)?;
             if n > 0 {
                 super::relay_list::local_change(tx, engine, &url, false)?;
@@ -89,10 +90,11 @@ impl Engine {
     pub(crate) async fn follow_relay_list(self: &Arc<Self>, add: Vec<String>, drop: Vec<String>) -> Result<()> {
         self.write(move |tx, _| {
             for url in &add {
-                tx.execute("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)", params![url, now_secs()])?;
+                tx.prepare_cached("INSERT OR IGNORE INTO relays (url, added_at) VALUES (?1, ?2)")?
+                    .execute(params![url, now_secs()])?;
             }
             for url in &drop {
-                tx.execute("DELETE FROM relays WHERE url = ?1", [url])?;
+                tx.prepare_cached("DELETE FROM relays WHERE url = ?1")?.execute([url])?;
             }
             prune_outbox(tx)?;
             Ok(())
@@ -228,12 +230,12 @@ impl Engine {
         let relay = relay.to_string();
         self.write(move |tx, _| {
             let now = now_secs();
-            tx.execute(
+            tx.prepare_cached(
                 "UPDATE relays SET checkpoint = ?2, last_sync = ?3, last_error = NULL,
                      last_full = CASE WHEN ?4 THEN ?3 ELSE last_full END
                  WHERE url = ?1",
-                params![relay, checkpoint, now, full],
-            )?;
+            )?
+            .execute(params![relay, checkpoint, now, full])?;
             Ok(())
         })
         .await
@@ -244,7 +246,7 @@ impl Engine {
     pub(crate) async fn relay_failed(self: &Arc<Self>, relay: &str, error: &str) -> Result<()> {
         let (relay, error) = (relay.to_string(), crate::display::relay_text(error));
         self.write(move |tx, _| {
-            tx.execute("UPDATE relays SET last_error = ?2 WHERE url = ?1", params![relay, error])?;
+            tx.prepare_cached("UPDATE relays SET last_error = ?2 WHERE url = ?1")?.execute(params![relay, error])?;
             Ok(())
         })
         .await
@@ -258,19 +260,21 @@ impl Engine {
         self.write(move |tx, _| {
             match broke {
                 Some(rule) => {
-                    let strikes: i64 =
-                        tx.query_row("SELECT strikes FROM relays WHERE url = ?1", [&relay], |r| r.get(0)).unwrap_or(0);
+                    let strikes: i64 = tx
+                        .prepare_cached("SELECT strikes FROM relays WHERE url = ?1")?
+                        .query_row([&relay], |r| r.get(0))
+                        .unwrap_or(0);
                     let wait = (60i64 << strikes.clamp(0, 6)).min(3600);
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE relays SET misbehaving = ?2, strikes = strikes + 1, backoff_until = ?3 WHERE url = ?1",
-                        params![relay, rule, now_secs().saturating_add(wait)],
-                    )?;
+                    )?
+                    .execute(params![relay, rule, now_secs().saturating_add(wait)])?;
                 }
                 None => {
-                    tx.execute(
+                    tx.prepare_cached(
                         "UPDATE relays SET misbehaving = NULL, strikes = 0, backoff_until = NULL WHERE url = ?1",
-                        [&relay],
-                    )?;
+                    )?
+                    .execute([&relay])?;
                 }
             }
             Ok(())
@@ -282,7 +286,8 @@ impl Engine {
     pub(crate) async fn set_negentropy(self: &Arc<Self>, relay: &str, supported: bool) -> Result<()> {
         let relay = relay.to_string();
         self.write(move |tx, _| {
-            tx.execute("UPDATE relays SET negentropy = ?2 WHERE url = ?1", params![relay, supported])?;
+            tx.prepare_cached("UPDATE relays SET negentropy = ?2 WHERE url = ?1")?
+                .execute(params![relay, supported])?;
             Ok(())
         })
         .await
@@ -293,16 +298,14 @@ impl Engine {
     pub(crate) async fn reconcile_acks(self: &Arc<Self>, relay: &str, served: Vec<String>) -> Result<u64> {
         let relay = relay.to_string();
         self.write(move |tx, _| {
-            tx.execute("CREATE TEMP TABLE IF NOT EXISTS served (id TEXT PRIMARY KEY)", [])?;
-            tx.execute("DELETE FROM temp.served", [])?;
+            tx.prepare_cached("CREATE TEMP TABLE IF NOT EXISTS served (id TEXT PRIMARY KEY)")?.execute([])?;
+            tx.prepare_cached("DELETE FROM temp.served")?.execute([])?;
             for id in &served {
-                tx.execute("INSERT OR IGNORE INTO temp.served (id) VALUES (?1)", [id])?;
+                tx.prepare_cached("INSERT OR IGNORE INTO temp.served (id) VALUES (?1)")?.execute([id])?;
             }
-            let n = tx.execute(
-                "DELETE FROM acks WHERE relay = ?1 AND refused IS NULL AND event_id NOT IN (SELECT id FROM temp.served)",
-                [&relay],
+            let n = tx.prepare_cached("DELETE FROM acks WHERE relay = ?1 AND refused IS NULL AND event_id NOT IN (SELECT id FROM temp.served)")?.execute([&relay],
             )?;
-            tx.execute("DELETE FROM temp.served", [])?;
+            tx.prepare_cached("DELETE FROM temp.served")?.execute([])?;
             Ok(n as u64)
         })
         .await
@@ -329,10 +332,9 @@ impl Engine {
         let relay = relay.to_string();
         self.write(move |tx, engine| {
             for id in &ids {
-                let cleared = tx.execute(
-                    "DELETE FROM acks WHERE relay = ?1 AND event_id = ?2 AND refused IS NULL",
-                    params![relay, id],
-                )?;
+                let cleared = tx
+                    .prepare_cached("DELETE FROM acks WHERE relay = ?1 AND event_id = ?2 AND refused IS NULL")?
+                    .execute(params![relay, id])?;
                 if cleared > 0 {
                     engine.touch_events();
                 }
@@ -364,12 +366,12 @@ pub(crate) fn prune_outbox_ids(tx: &rusqlite::Transaction, ids: &[String]) -> ru
 
 /// The whole-table version, for when the set of relays changes.
 fn prune_outbox(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
-    tx.execute(
+    tx.prepare_cached(
         "DELETE FROM outbox WHERE EXISTS (SELECT 1 FROM relays)
            AND NOT EXISTS (SELECT 1 FROM relays r WHERE NOT EXISTS
                (SELECT 1 FROM acks a WHERE a.event_id = outbox.event_id AND a.relay = r.url))",
-        [],
-    )?;
+    )?
+    .execute([])?;
     Ok(())
 }
 

@@ -202,26 +202,26 @@ fn relay_books(
     };
     match (outcome, path) {
         (Outcome::Applied | Outcome::Duplicate, _) => {
-            tx.execute(
+            tx.prepare_cached(
                 "INSERT OR IGNORE INTO acks (event_id, relay, acked_at)
                  SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
-                params![id, relay, now],
-            )?;
+            )?
+            .execute(params![id, relay, now])?;
             acked.push(id);
         }
         (Outcome::Stale, Some(path)) => {
-            tx.execute(
+            tx.prepare_cached(
                 "DELETE FROM acks WHERE relay = ?1 AND event_id = (SELECT event_id FROM records WHERE path = ?2)",
-                params![relay, path],
-            )?;
+            )?
+            .execute(params![relay, path])?;
             // Same second, our version wins by id, yet the relay serves its own: it keeps
             // first arrivals and will never take ours at that second. Sign the winner one
             // second newer.
-            let tie: bool = tx.query_row(
-                "SELECT EXISTS(SELECT 1 FROM records WHERE path = ?1 AND deleted = 0 AND created_at = ?2)",
-                params![path, event.created_at.as_secs() as i64],
-                |r| r.get(0),
-            )?;
+            let tie: bool = tx
+                .prepare_cached(
+                    "SELECT EXISTS(SELECT 1 FROM records WHERE path = ?1 AND deleted = 0 AND created_at = ?2)",
+                )?
+                .query_row(params![path, event.created_at.as_secs() as i64], |r| r.get(0))?;
             if tie {
                 super::write::republish(tx, engine, &path)?;
             }
@@ -233,10 +233,10 @@ fn relay_books(
 
 fn quarantine(tx: &Transaction, event: &Event, source: &str, now: i64) -> rusqlite::Result<()> {
     tracing::debug!(event_id = %event.id, created_at = event.created_at.as_secs(), source, "quarantined: dated in the future");
-    tx.execute(
+    tx.prepare_cached(
         "INSERT OR IGNORE INTO quarantine (id, created_at, json, source, received_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![event.id.to_hex(), event.created_at.as_secs() as i64, event.as_json(), source, now],
-    )?;
+    )?
+    .execute(params![event.id.to_hex(), event.created_at.as_secs() as i64, event.as_json(), source, now])?;
     Ok(())
 }
 
@@ -251,7 +251,7 @@ pub(crate) fn release_due(tx: &Transaction, engine: &Engine, now: i64) -> Result
     if due.is_empty() {
         return Ok(Admitted::default());
     }
-    tx.execute("DELETE FROM quarantine WHERE created_at <= ?1", [limit])?;
+    tx.prepare_cached("DELETE FROM quarantine WHERE created_at <= ?1")?.execute([limit])?;
     let events = due.iter().map(|j| Event::from_json(j).ok()).collect();
     admit(tx, engine, &Source::Import, events)
 }
@@ -260,13 +260,12 @@ pub(crate) fn release_due(tx: &Transaction, engine: &Engine, now: i64) -> Result
 pub(crate) fn needs_repair(conn: &rusqlite::Connection) -> rusqlite::Result<bool> {
     let now = system_now();
     let limit = now.saturating_add(FUTURE_SLACK);
-    conn.query_row(
+    conn.prepare_cached(
         "SELECT EXISTS(SELECT 1 FROM events WHERE created_at > ?2)
              OR EXISTS(SELECT 1 FROM quarantine WHERE created_at <= ?2)
              OR EXISTS(SELECT 1 FROM relays WHERE checkpoint > ?1)",
-        [now, limit],
-        |r| r.get(0),
-    )
+    )?
+    .query_row([now, limit], |r| r.get(0))
 }
 
 /// Repairs a store poisoned by an earlier memstr, which signed with whatever clock it was
@@ -285,7 +284,7 @@ pub(crate) fn repair_future(tx: &Transaction, engine: &Engine) -> Result<u64> {
     let now = system_now();
     let limit = now.saturating_add(FUTURE_SLACK);
     #[cfg(feature = "sync")]
-    tx.execute("UPDATE relays SET checkpoint = ?1 WHERE checkpoint > ?1", [now])?;
+    tx.prepare_cached("UPDATE relays SET checkpoint = ?1 WHERE checkpoint > ?1")?.execute([now])?;
     release_due(tx, engine, now)?;
     let poisoned: Vec<String> = tx
         .prepare("SELECT json FROM events WHERE created_at > ?1 ORDER BY created_at")?
@@ -295,8 +294,8 @@ pub(crate) fn repair_future(tx: &Transaction, engine: &Engine) -> Result<u64> {
         let Ok(event) = Event::from_json(json) else { continue };
         let id = event.id.to_hex();
         tracing::warn!(event_id = %id, created_at = event.created_at.as_secs(), "repairing an event dated in the future");
-        tx.execute("DELETE FROM events WHERE id = ?1", [&id])?;
-        tx.execute("DELETE FROM deletions WHERE request_id = ?1", [&id])?;
+        tx.prepare_cached("DELETE FROM events WHERE id = ?1")?.execute([&id])?;
+        tx.prepare_cached("DELETE FROM deletions WHERE request_id = ?1")?.execute([&id])?;
         let Ok(Decoded::Record { path, payload, .. }) = engine.codec().decode(&event) else { continue };
         let del = engine.codec().deletion_event(std::slice::from_ref(&id), &[], now as u64)?;
         let decoded = engine

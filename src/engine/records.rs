@@ -273,21 +273,6 @@ pub(crate) fn introspections(conn: &Connection, limit: usize) -> Result<Vec<Intr
     rows.map(|j| Ok(serde_json::from_str(&j?)?)).collect()
 }
 
-/// Live persona memories matching `where_sql` (`AND ...`, parameters from `?2`), by address.
-fn persona_where(
-    conn: &Connection,
-    where_sql: &str,
-    args: &[&dyn rusqlite::ToSql],
-) -> Result<Vec<(i64, PersonaMemory)>> {
-    let sql = format!(
-        "SELECT rid, payload FROM records WHERE kind = ?1 AND deleted = 0 {where_sql} ORDER BY domain, facet, key"
-    );
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let mut all: Vec<&dyn rusqlite::ToSql> = vec![&RecordKind::Persona];
-    all.extend_from_slice(args);
-    decoded(&mut stmt, all.as_slice())
-}
-
 /// Live persona memories; each of `domain`, `facet`, `key` narrows when given.
 ///
 /// Only the given parts go into the statement, and the kind is written literally: the

@@ -110,10 +110,8 @@ pub(crate) fn pending(conn: &Connection, scope: &Scope, limit: usize) -> Result<
 /// A record with nothing to embed is not pending any more, unless its text changed since
 /// it was read (`hash`).
 pub(crate) fn mark_nothing_to_embed(tx: &Transaction, rid: i64, hash: Option<&str>) -> Result<()> {
-    tx.execute(
-        "UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND needs_vec = ?4 AND text_hash IS ?2",
-        params![rid, hash, VecState::Current, VecState::Pending],
-    )?;
+    tx.prepare_cached("UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND needs_vec = ?4 AND text_hash IS ?2")?
+        .execute(params![rid, hash, VecState::Current, VecState::Pending])?;
     Ok(())
 }
 
@@ -127,29 +125,24 @@ pub(crate) fn store(
     model: &str,
     v: &[f32],
 ) -> Result<Option<i64>> {
-    let n = tx.execute(
-        "UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND text_hash = ?2 AND deleted = 0",
-        params![rid, hash, state],
-    )?;
+    let n = tx
+        .prepare_cached("UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND text_hash = ?2 AND deleted = 0")?
+        .execute(params![rid, hash, state])?;
     if n == 0 {
         return Ok(None);
     }
-    tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
-    let vid: i64 = tx.query_row(
-        "INSERT INTO vectors (rid, model, text_hash, vec) VALUES (?1, ?2, ?3, ?4) RETURNING vid",
-        params![rid, model, hash, to_blob(v)],
-        |r| r.get(0),
-    )?;
+    tx.prepare_cached("DELETE FROM vectors WHERE rid = ?1")?.execute([rid])?;
+    let vid: i64 = tx
+        .prepare_cached("INSERT INTO vectors (rid, model, text_hash, vec) VALUES (?1, ?2, ?3, ?4) RETURNING vid")?
+        .query_row(params![rid, model, hash, to_blob(v)], |r| r.get(0))?;
     Ok(Some(vid))
 }
 
 /// Whether any persona vector waits for its embedding event.
 pub(crate) fn any_unsigned(conn: &Connection) -> Result<bool> {
-    Ok(conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM records WHERE kind = ?1 AND needs_vec = ?2 AND deleted = 0)",
-        params![RecordKind::Persona, VecState::Unsigned],
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached("SELECT EXISTS(SELECT 1 FROM records WHERE kind = ?1 AND needs_vec = ?2 AND deleted = 0)")?
+        .query_row(params![RecordKind::Persona, VecState::Unsigned], |r| r.get(0))?)
 }
 
 /// A persona vector waiting for its embedding event: rid, key, text hash, vector bytes.
@@ -172,17 +165,15 @@ pub(crate) fn unsigned(tx: &Transaction, model: &str, limit: usize) -> Result<Ve
 
 /// Record `rid`'s vector is current.
 pub(crate) fn mark_current(tx: &Transaction, rid: i64) -> Result<()> {
-    tx.execute("UPDATE records SET needs_vec = ?2 WHERE rid = ?1", params![rid, VecState::Current])?;
+    tx.prepare_cached("UPDATE records SET needs_vec = ?2 WHERE rid = ?1")?.execute(params![rid, VecState::Current])?;
     Ok(())
 }
 
 /// Persona records still marked unsigned (their vector is of another model or text) are
 /// embedded again.
 pub(crate) fn requeue_unsigned(tx: &Transaction) -> Result<()> {
-    tx.execute(
-        "UPDATE records SET needs_vec = ?2 WHERE kind = ?1 AND needs_vec = ?3 AND deleted = 0",
-        params![RecordKind::Persona, VecState::Pending, VecState::Unsigned],
-    )?;
+    tx.prepare_cached("UPDATE records SET needs_vec = ?2 WHERE kind = ?1 AND needs_vec = ?3 AND deleted = 0")?
+        .execute(params![RecordKind::Persona, VecState::Pending, VecState::Unsigned])?;
     Ok(())
 }
 
@@ -194,18 +185,18 @@ pub(crate) fn keep_model(conn: &Connection, model: &str) -> Result<()> {
         .query_row("SELECT vid FROM vectors WHERE model < ?1 OR model > ?1 LIMIT 1", [model], |r| r.get(0))
         .optional()?;
     if other.is_some() {
-        conn.execute(
+        conn.prepare_cached(
             "UPDATE records SET needs_vec = ?2 WHERE rid IN (SELECT rid FROM vectors WHERE model != ?1)",
-            params![model, VecState::Pending],
-        )?;
-        conn.execute("DELETE FROM vectors WHERE model != ?1", [model])?;
+        )?
+        .execute(params![model, VecState::Pending])?;
+        conn.prepare_cached("DELETE FROM vectors WHERE model != ?1")?.execute([model])?;
     }
     Ok(())
 }
 
 /// Stored vectors.
 pub(crate) fn count(conn: &Connection) -> Result<usize> {
-    Ok(conn.query_row("SELECT count(*) FROM vectors", [], |r| r.get::<_, i64>(0))? as usize)
+    Ok(conn.prepare_cached("SELECT count(*) FROM vectors")?.query_row([], |r| r.get::<_, i64>(0))? as usize)
 }
 
 /// `(rid, vid)` of every stored vector, from the index on them (no vector is read).

@@ -110,10 +110,8 @@ pub(crate) fn republish(tx: &Transaction, engine: &Engine, path_s: &str) -> Resu
 
 /// Queues an event for relays.
 pub(crate) fn enqueue(tx: &Transaction, event: &Event) -> rusqlite::Result<()> {
-    tx.execute(
-        "INSERT OR IGNORE INTO outbox (event_id, queued_at) VALUES (?1, unixepoch())",
-        params![event.id.to_hex()],
-    )?;
+    tx.prepare_cached("INSERT OR IGNORE INTO outbox (event_id, queued_at) VALUES (?1, unixepoch())")?
+        .execute(params![event.id.to_hex()])?;
     Ok(())
 }
 
