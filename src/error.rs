@@ -363,6 +363,18 @@ pub enum Rule {
     /// Not one of the seeds' behaviours ([`crate::lifecycle::Behaviour`]), or a switch
     /// that is not `NAME=on` or `NAME=off`.
     UnknownBehaviour(String),
+    /// Not one of the memory types ([`crate::model::MemoryType`]).
+    UnknownType(String),
+    /// Not one of a goal's statuses: `open`, `done`, `dropped`.
+    UnknownGoalStatus(String),
+    /// Not one of the tiers: `working`, `episodic`, `semantic`.
+    UnknownTier(String),
+    /// Not one of the verdicts the command takes (`useful`/`not`, `success`/`failure`).
+    UnknownVerdict(String),
+    /// Only a goal has a status; this memory is of another type.
+    NotAGoal(String),
+    /// Outcomes are recorded for procedures; this memory is of another type.
+    NotAProcedure(String),
     /// A batch holds more items than one transaction takes ([`crate::MAX_BATCH`]).
     BatchTooLarge {
         /// The most one batch takes.
@@ -390,6 +402,12 @@ impl Rule {
             Rule::UnknownPolicy(_) => "known-policy",
             Rule::BatchTooLarge { .. } => "batch-size",
             Rule::UnknownBehaviour(_) => "known-behaviour",
+            Rule::UnknownType(_) => "known-type",
+            Rule::UnknownGoalStatus(_) => "known-goal-status",
+            Rule::UnknownTier(_) => "known-tier",
+            Rule::UnknownVerdict(_) => "known-verdict",
+            Rule::NotAGoal(_) => "goal-status-on-goal",
+            Rule::NotAProcedure(_) => "outcome-on-procedure",
         }
     }
 }
@@ -420,6 +438,20 @@ impl fmt::Display for Rule {
                 "is {s:?}; a switch is NAME=on or NAME=off, NAME one of {}",
                 crate::lifecycle::Behaviour::ALL.map(|b| b.as_str()).join(", ")
             ),
+            Rule::UnknownType(s) => write!(
+                f,
+                "is {s:?}; it must be one of {}",
+                crate::model::MemoryType::ALL.map(|t| t.as_str()).join(", ")
+            ),
+            Rule::UnknownGoalStatus(s) => write!(f, "is {s:?}; it must be one of open, done, dropped"),
+            Rule::UnknownTier(s) => write!(f, "is {s:?}; it must be one of working, episodic, semantic"),
+            Rule::UnknownVerdict(s) => {
+                write!(f, "is {s:?}; it must be useful or not (feedback), success or failure (an outcome)")
+            }
+            Rule::NotAGoal(t) => write!(f, "is set on a memory of type {t}; only a goal has a status"),
+            Rule::NotAProcedure(t) => {
+                write!(f, "names a memory of type {t}; outcomes are recorded for procedures")
+            }
             Rule::BatchTooLarge { max, len } => {
                 write!(f, "holds {len} items; one batch takes at most {max} (split it, or import with memstr import --memories)")
             }
