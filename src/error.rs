@@ -360,10 +360,10 @@ pub enum Rule {
     SelfReference,
     /// Not one of the policy's names (e.g. `archive`, `delete` for the dissolve policy).
     UnknownPolicy(String),
-    /// Not one of the seeds' behaviours ([`crate::lifecycle::Behaviour`]), or a switch
+    /// Not one of the seeds' behaviours (`lifecycle::Behaviour`), or a switch
     /// that is not `NAME=on` or `NAME=off`.
     UnknownBehaviour(String),
-    /// Not one of the memory types ([`crate::model::MemoryType`]).
+    /// Not one of the memory types (`model::MemoryType`).
     UnknownType(String),
     /// Not one of a goal's statuses: `open`, `done`, `dropped`.
     UnknownGoalStatus(String),
@@ -412,6 +412,12 @@ impl Rule {
     }
 }
 
+/// The behaviours' names, as [`Rule::UnknownBehaviour`] lists them.
+pub(crate) const BEHAVIOUR_NAMES: &str = "trajectories, context-match, feedback, reliability, type-defaults, tiers, \
+     retroactive-importance, retrieval-forgetting, dream-insights";
+/// The memory types' names, as [`Rule::UnknownType`] lists them.
+pub(crate) const TYPE_NAMES: &str = "fact, preference, decision, procedure (or lesson), goal, event, milestone";
+
 impl fmt::Display for Rule {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -433,16 +439,13 @@ impl fmt::Display for Rule {
             }
             Rule::SelfReference => write!(f, "must name a different memory"),
             Rule::UnknownPolicy(s) => write!(f, "is {s:?}; it must be one of archive, delete"),
+            // The names are written out, not read from their modules: `error` imports no
+            // layer above it (a test in each module checks the list is whole).
             Rule::UnknownBehaviour(s) => write!(
                 f,
-                "is {s:?}; a switch is NAME=on or NAME=off, NAME one of {}",
-                crate::lifecycle::Behaviour::ALL.map(|b| b.as_str()).join(", ")
+                "is {s:?}; a switch is NAME=on or NAME=off, NAME one of {BEHAVIOUR_NAMES}"
             ),
-            Rule::UnknownType(s) => write!(
-                f,
-                "is {s:?}; it must be one of {}",
-                crate::model::MemoryType::ALL.map(|t| t.as_str()).join(", ")
-            ),
+            Rule::UnknownType(s) => write!(f, "is {s:?}; it must be one of {TYPE_NAMES}"),
             Rule::UnknownGoalStatus(s) => write!(f, "is {s:?}; it must be one of open, done, dropped"),
             Rule::UnknownTier(s) => write!(f, "is {s:?}; it must be one of working, episodic, semantic"),
             Rule::UnknownVerdict(s) => {

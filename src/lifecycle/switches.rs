@@ -175,6 +175,12 @@ mod tests {
     }
 
     #[test]
+    fn the_error_lists_every_behaviour() {
+        let names: Vec<&str> = crate::error::BEHAVIOUR_NAMES.split(", ").collect();
+        assert_eq!(names, Behaviour::ALL.map(|b| b.as_str()));
+    }
+
+    #[test]
     fn switches_apply_all_or_nothing() {
         let mut s = Behaviours::default();
         s.apply("context-match=on, dream-insights=off").unwrap();

@@ -89,7 +89,7 @@ impl MemoryType {
     }
 
     /// Importance the type gives a memory whose writer set none, with
-    /// [`crate::lifecycle::Behaviour::TypeDefaults`] on: stretches its time scale by
+    /// the `type-defaults` behaviour on: stretches its time scale by
     /// `1 + importance` (docs/lifecycle.md).
     pub fn default_importance(self) -> f64 {
         match self {
@@ -104,7 +104,7 @@ impl MemoryType {
     }
 
     /// Halflife in days the type gives a memory whose writer set none, with
-    /// [`crate::lifecycle::Behaviour::TypeDefaults`] on (the client's default is 30).
+    /// the `type-defaults` behaviour on (the client's default is 30).
     pub fn default_halflife_days(self) -> f64 {
         match self {
             MemoryType::Fact => 60.0,
@@ -184,7 +184,7 @@ impl FromStr for GoalStatus {
 
 /// How fast a memory fades (seed 002, PMB's tiers): it moves working → episodic →
 /// semantic as recall proves it useful. Derived, never stored
-/// ([`crate::lifecycle::tier_of`]).
+/// (the lifecycle's `tier_of`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
@@ -254,6 +254,12 @@ mod tests {
             assert_eq!(t.as_str().parse::<Tier>().unwrap(), t);
         }
         assert_eq!("cold".parse::<Tier>().unwrap_err().rule.name(), "known-tier");
+    }
+
+    #[test]
+    fn the_error_lists_every_type() {
+        let listed = crate::error::TYPE_NAMES.replace(" (or lesson)", "");
+        assert_eq!(listed.split(", ").collect::<Vec<_>>(), MemoryType::ALL.map(|t| t.as_str()));
     }
 
     #[test]
