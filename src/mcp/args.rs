@@ -20,10 +20,10 @@ pub struct RememberArgs {
     pub importance: Option<f64>,
     /// When it was true or happened, if not now: ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (3d, 2w), or Unix seconds. Dates the memory; use it when importing history.
     pub at: Option<String>,
-    /// What kind of memory it is: fact, preference, decision, procedure (a how-to or a lesson; it learns its reliability from record_outcome), goal, event or milestone. Without a facet it also picks the facet (procedure: procedures, decision: decisions, ...). Default: the facet's type.
+    /// What kind of memory it is: fact, preference, decision, procedure (a how-to or a lesson; it learns its reliability from the outcome tool), goal, event or milestone. Without a facet it also picks the facet (procedure: procedures, decision: decisions, ...). Default: the facet's type.
     #[serde(rename = "type")]
     pub memory_type: Option<String>,
-    /// For a goal: open (default), done or dropped. Given alone it makes the memory a goal. Change it later with goal_status.
+    /// For a goal: open (default), done or dropped. Given alone it makes the memory a goal. Change it later with the goal tool.
     pub goal_status: Option<String>,
 }
 

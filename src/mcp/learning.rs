@@ -1,5 +1,5 @@
 //! The tools by which the agent teaches memory what worked: `feedback` on a memory,
-//! `record_outcome` of a procedure, `goal_status` of a goal (docs/agents.md). A router of
+//! `outcome` of a procedure, `goal` (a goal's status) (docs/agents.md). A router of
 //! their own, combined with the others in [`MemoryServer::new`].
 
 use rmcp::handler::server::wrapper::Parameters;
@@ -45,7 +45,7 @@ memory clearly helped, or clearly misled you.")]
     #[tool(description = "Record what happened when you followed a procedure (a persona memory of type procedure, \
 e.g. in the procedures facet): success true or false. Its reliability (a Beta posterior's mean over every outcome) \
 shows in search, and \"how do I ...\" searches can rank reliable procedures first.")]
-    async fn record_outcome(&self, Parameters(a): Parameters<OutcomeArgs>) -> ToolResult {
+    async fn outcome(&self, Parameters(a): Parameters<OutcomeArgs>) -> ToolResult {
         match self.store.record_outcome(a.key.trim(), a.success).await {
             Ok(r) => ok(
                 format!("recorded a {} of {}; reliability {}", if a.success { "success" } else { "failure" }, quoted(a.key.trim()), posterior(&r)),
@@ -57,7 +57,7 @@ shows in search, and \"how do I ...\" searches can rank reliable procedures firs
 
     #[tool(description = "Set a goal's status: open, done or dropped (a persona memory of type goal). introspect \
 lists the open goals.")]
-    async fn goal_status(&self, Parameters(a): Parameters<GoalStatusArgs>) -> ToolResult {
+    async fn goal(&self, Parameters(a): Parameters<GoalStatusArgs>) -> ToolResult {
         let status: GoalStatus = match a.status.trim().to_ascii_lowercase().parse() {
             Ok(s) => s,
             Err(_) => return fail(format!("unknown status {}: use open, done or dropped", quoted(&a.status))),
