@@ -441,10 +441,9 @@ impl fmt::Display for Rule {
             Rule::UnknownPolicy(s) => write!(f, "is {s:?}; it must be one of archive, delete"),
             // The names are written out, not read from their modules: `error` imports no
             // layer above it (a test in each module checks the list is whole).
-            Rule::UnknownBehaviour(s) => write!(
-                f,
-                "is {s:?}; a switch is NAME=on or NAME=off, NAME one of {BEHAVIOUR_NAMES}"
-            ),
+            Rule::UnknownBehaviour(s) => {
+                write!(f, "is {s:?}; a switch is NAME=on or NAME=off, NAME one of {BEHAVIOUR_NAMES}")
+            }
             Rule::UnknownType(s) => write!(f, "is {s:?}; it must be one of {TYPE_NAMES}"),
             Rule::UnknownGoalStatus(s) => write!(f, "is {s:?}; it must be one of open, done, dropped"),
             Rule::UnknownTier(s) => write!(f, "is {s:?}; it must be one of working, episodic, semantic"),

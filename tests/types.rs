@@ -65,11 +65,9 @@ fn lexical(text: &str) -> SearchQuery {
 async fn a_type_travels_through_the_wire_and_an_untyped_memory_takes_its_facets() {
     let dir = tempfile::tempdir().unwrap();
     let (a, _) = open(dir.path(), options(&[], &[])).await;
-    a.persona_remember(
-        PersonaInput::new("self", "plans", "ship", "Ship the dashboard").memory_type(MemoryType::Goal),
-    )
-    .await
-    .unwrap();
+    a.persona_remember(PersonaInput::new("self", "plans", "ship", "Ship the dashboard").memory_type(MemoryType::Goal))
+        .await
+        .unwrap();
     a.persona_remember(PersonaInput::new("skills", "procedures", "deploy", "Run make deploy")).await.unwrap();
     let events = a.export_events().await.unwrap();
     let dir2 = tempfile::tempdir().unwrap();
@@ -116,7 +114,10 @@ async fn the_type_filter_keeps_to_its_types_and_introspect_counts_them() {
     q.types = vec![MemoryType::Procedure, MemoryType::Decision];
     let got = paths(&s.search(q).await.unwrap());
     assert_eq!(got.len(), 2, "{got:?}");
-    assert!(got.contains(&"projects/procedures/deploy".to_string()) && got.contains(&"projects/decisions/relay-host".into()));
+    assert!(
+        got.contains(&"projects/procedures/deploy".to_string())
+            && got.contains(&"projects/decisions/relay-host".into())
+    );
     let mut q = lexical("deploy relay");
     q.types = vec![MemoryType::Goal];
     let hits = s.search(q).await.unwrap();
@@ -136,9 +137,11 @@ async fn type_defaults_apply_only_with_their_switch_and_only_where_the_writer_sa
         let life = if on { options(&[Behaviour::TypeDefaults], &[]) } else { options(&[], &[Behaviour::TypeDefaults]) };
         let (s, _) = open(dir.path(), life).await;
         s.persona_remember(PersonaInput::new("skills", "procedures", "deploy", "make deploy")).await.unwrap();
-        s.persona_remember(PersonaInput::new("self", "events", "trip", "went to Oslo").importance(0.9).halflife_days(5.0))
-            .await
-            .unwrap();
+        s.persona_remember(
+            PersonaInput::new("self", "events", "trip", "went to Oslo").importance(0.9).halflife_days(5.0),
+        )
+        .await
+        .unwrap();
         let p = peek(&s, "skills/procedures/deploy").await;
         let e = peek(&s, "self/events/trip").await;
         if on {

@@ -391,7 +391,7 @@ mod tests {
 
     #[test]
     fn types_and_open_goals() {
-        let mut ms = vec![
+        let mut ms = [
             PersonaMemory::new("self", "facts", "name", "Ada", NOW),
             PersonaMemory::new("self", "goals", "ship", "Ship 1.0", NOW),
             PersonaMemory::new("self", "goals", "learn-go", "Learn Go", NOW),

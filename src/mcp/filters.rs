@@ -39,8 +39,9 @@ const TYPES: &str = "fact, preference, decision, procedure (or lesson), goal, ev
 /// The type and goal status `remember` was given (a status alone makes a goal).
 pub(super) fn typing(a: &RememberArgs) -> Result<(Option<MemoryType>, Option<GoalStatus>), String> {
     let t = parsed::<MemoryType>(a.memory_type.as_ref().map(std::slice::from_ref), "type", TYPES)?.pop();
-    let g = parsed::<GoalStatus>(a.goal_status.as_ref().map(std::slice::from_ref), "goal_status", "open, done or dropped")?
-        .pop();
+    let g =
+        parsed::<GoalStatus>(a.goal_status.as_ref().map(std::slice::from_ref), "goal_status", "open, done or dropped")?
+            .pop();
     match (t, g) {
         (Some(t), Some(_)) if t != MemoryType::Goal => {
             Err(format!("goal_status is for goals, and type is {t}: leave goal_status out or give type goal"))

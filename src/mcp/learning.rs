@@ -48,7 +48,12 @@ shows in search, and \"how do I ...\" searches can rank reliable procedures firs
     async fn outcome(&self, Parameters(a): Parameters<OutcomeArgs>) -> ToolResult {
         match self.store.record_outcome(a.key.trim(), a.success).await {
             Ok(r) => ok(
-                format!("recorded a {} of {}; reliability {}", if a.success { "success" } else { "failure" }, quoted(a.key.trim()), posterior(&r)),
+                format!(
+                    "recorded a {} of {}; reliability {}",
+                    if a.success { "success" } else { "failure" },
+                    quoted(a.key.trim()),
+                    posterior(&r)
+                ),
                 json!({"key": a.key.trim(), "success": a.success, "reliability": posterior_json(&r)}),
             ),
             Err(e) => store_error(e),

@@ -233,7 +233,11 @@ pub struct LifeMeta {
     pub archived_at: Option<f64>,
     /// The memory's type as its writer set it (seed 002). None: its facet's
     /// ([`PersonaMemory::memory_type`]). A name this version does not know reads as none.
-    #[serde(rename = "type", skip_serializing_if = "Option::is_none", deserialize_with = "super::memory_type::lenient")]
+    #[serde(
+        rename = "type",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::memory_type::lenient"
+    )]
     pub kind: Option<MemoryType>,
     /// A goal's status as set (None on a goal: open).
     #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::memory_type::lenient")]

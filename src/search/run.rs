@@ -56,7 +56,8 @@ pub(crate) async fn search_outcome(
         }
         r => (span, r),
     };
-    let weights = super::reward::gated(query.weights.clone().unwrap_or_default(), &parts.life.options.behaviours, &query.text);
+    let weights =
+        super::reward::gated(query.weights.clone().unwrap_or_default(), &parts.life.options.behaviours, &query.text);
     let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;
     // The second hop fuses two rankings: each must reach past the page asked for.
     let depth = if bridged { limit.max(BRIDGE_DEPTH) } else { limit };

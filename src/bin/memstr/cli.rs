@@ -267,7 +267,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         }
         Command::Stats => out.stats(&store.stats().await?),
         cmd @ (Command::Feedback { .. } | Command::Procedure(_) | Command::Goal(_)) => {
-            crate::learning::run(cmd, &store, &out).await?;
+            crate::learning::run(cmd, store, out).await?;
         }
         Command::Search(search) => {
             let q = search_query(search, now);

@@ -517,9 +517,9 @@ impl Out {
             let mut by = h.superseded_by.as_deref().map(|a| format!("\tsuperseded by {}", l(a))).unwrap_or_default();
             // What was learned of a persona memory, when anything was: a goal's status, a
             // procedure's reliability, the agent's feedback.
-            if let Some(t) = h.typed.as_ref().filter(|t| t.goal_status.is_some() || t.feedback.is_some()
-                || t.reliability.is_some_and(|r| r.outcomes() > 0))
-            {
+            if let Some(t) = h.typed.as_ref().filter(|t| {
+                t.goal_status.is_some() || t.feedback.is_some() || t.reliability.is_some_and(|r| r.outcomes() > 0)
+            }) {
                 by.push_str(&format!("\t{}", typed(t)));
             }
             outln!(
