@@ -71,6 +71,14 @@ fn types_goals_outcomes_and_feedback_from_the_command_line() {
     assert_eq!(none.as_array().unwrap().len(), 0, "{none}");
     assert!(!output(t, d, &["search", "relay", "--tier", "cold"]).status.success());
 
+    // `persona get` says the type and what was learned.
+    let m = json(t, d, &["persona", "get", "skills", "howto", "deploy", "--peek"]);
+    assert_eq!((m["memory_type"].as_str(), m["reliability"]["failures"].as_u64()), (Some("procedure"), Some(1)));
+    let text = ok(t, d, &["persona", "get", "skills", "howto", "deploy", "--peek"]);
+    assert!(text.contains("  type procedure (") && text.contains("reliability 0.50 over 2 outcomes"), "{text}");
+    let plain = json(t, d, &["persona", "get", "projects", "facts", "relay-port", "--peek"]);
+    assert!(plain.get("memory_type").is_none(), "a plain memory's fields stay the client's: {plain}");
+
     // Feedback, goals, introspection.
     let r = json(t, d, &["feedback", "relay-port", "not"]);
     assert_eq!(r["failures"], 1);

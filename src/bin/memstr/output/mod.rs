@@ -75,7 +75,23 @@ fn persona_json(m: &PersonaMemory, live: (f64, MemoryState)) -> Value {
     if m.sync.life.pinned {
         obj.insert("pinned".into(), true.into());
     }
+    // memstr's type and what was learned of the memory, when its writer set a type or
+    // something was learned (a plain memory's fields stay the client's; "type" is the
+    // client's record type in its own dicts, so the memory's is `memory_type`).
+    let t = memstr::search::Typed::of(m);
+    if told(m, &t) {
+        if let Value::Object(t) = json!(t) {
+            for (k, v) in t {
+                obj.insert(if k == "type" { "memory_type".into() } else { k }, v);
+            }
+        }
+    }
     v
+}
+
+/// Whether a memory's type is worth showing: set by its writer, or something learned.
+fn told(m: &PersonaMemory, t: &memstr::search::Typed) -> bool {
+    m.sync.life.kind.is_some() || t.feedback.is_some() || t.reliability.is_some_and(|r| r.outcomes() > 0)
 }
 
 fn time(ts: f64) -> String {
@@ -450,6 +466,12 @@ impl Out {
             m.halflife_days,
             if m.source.is_empty() { String::new() } else { format!(", source {}", l(&m.source)) }
         );
+        // The type when the writer set one or something was learned (a plain memory's
+        // lines stay the client's).
+        let t = memstr::search::Typed::of(m);
+        if told(m, &t) {
+            outln!("  type {}", typed(&t));
+        }
     }
 
     pub fn personas(&self, ms: &[PersonaMemory], store: &MemoryStore, now: f64) {
