@@ -38,7 +38,9 @@ async fn populated_export(dir: &std::path::Path) -> (memstr::MemoryStore, std::p
             PersonaInput::new("people", "facts", "alice-prefers-dark-mode", "Alice prefers dark mode")
                 .themes(["ui", "preferences"])
                 .source("chat")
-                .confidence(0.9),
+                .confidence(0.9)
+                // memstr's type travels inside its own object; the client reads past it.
+                .memory_type(memstr::MemoryType::Preference),
         )
         .await
         .unwrap();
@@ -51,6 +53,8 @@ async fn populated_export(dir: &std::path::Path) -> (memstr::MemoryStore, std::p
     store.persona_remember(PersonaInput::new("world", "beliefs", "coffee-is-harmful", "Coffee is bad")).await.unwrap();
     store.persona_connect("alice-prefers-dark-mode", "coffee-is-healthy").await.unwrap();
     store.persona_contradict("coffee-is-healthy", "coffee-is-harmful").await.unwrap();
+    // A vote, counted in memstr's object too.
+    store.feedback("alice-prefers-dark-mode", true).await.unwrap();
     clock.set(T0 + 86_400.0 * 3.0);
     // An access, signed at export.
     store.persona_recall(PersonaQuery::exact("people", "facts", "alice-prefers-dark-mode")).await.unwrap();

@@ -124,6 +124,13 @@ fn the_right_memory_through_the_official_client_gate_cases_states_and_history() 
 }
 
 #[test]
+fn types_goals_outcomes_and_feedback_through_the_official_client() {
+    let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
+    client_script("test_types.py", "stdio", &[bin()], dir.path());
+}
+
+#[test]
 fn every_tool_over_stdio_with_good_and_bad_input() {
     let dir = tempfile::tempdir().unwrap();
     init_store(dir.path());

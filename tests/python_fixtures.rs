@@ -256,3 +256,26 @@ fn cli_persona_get_json_shows_the_clients_relevance_and_state() {
         }
     }
 }
+
+/// Memories the published client wrote carry no type: each gets its facet's on read, and
+/// nothing is rewritten (issue 27, point 3).
+#[test]
+fn the_clients_memories_get_their_type_from_their_facet() {
+    use memstr::MemoryType as T;
+    let mut seen = std::collections::BTreeSet::new();
+    for ((_, facet, key), p) in decoded_personas() {
+        assert_eq!(p.sync.life.kind, None, "{key}: the client writes no type");
+        let want = match facet.as_str() {
+            "facts" => T::Fact,
+            "beliefs" => T::Preference,
+            "decisions" => T::Decision,
+            "procedures" => T::Procedure,
+            "emotions" => T::Event,
+            other => panic!("a facet the fixtures were not known to hold: {other}"),
+        };
+        assert_eq!(p.memory_type(), want, "{facet}/{key}");
+        assert_eq!(p.reliability().is_some(), want == T::Procedure, "{key}: only procedures have a reliability");
+        seen.insert(want);
+    }
+    assert_eq!(seen.len(), 5, "every facet of the fixtures was seen");
+}

@@ -42,6 +42,22 @@ pub trait DecayPolicy: Send + Sync + std::fmt::Debug {
     /// (and anything else the policy keeps). Must not touch `access_count` /
     /// `last_accessed`: the store does that, whatever the policy.
     fn on_access(&self, m: &mut PersonaMemory, now: f64);
+    /// [`DecayPolicy::relevance`] with the memory's time scale (halflife, stability)
+    /// stretched by `scale` (a memory's tier, docs/lifecycle.md). A policy that does not
+    /// override it ignores `scale`.
+    fn relevance_scaled(&self, m: &PersonaMemory, now: f64, scale: f64) -> f64 {
+        let _ = scale;
+        self.relevance(m, now)
+    }
+}
+
+/// A stretch from elsewhere (a tier), sanitised: finite and positive, else neutral.
+fn sane_scale(scale: f64) -> f64 {
+    if scale.is_finite() && scale > 0.0 {
+        scale
+    } else {
+        1.0
+    }
 }
 
 /// The policy registered under `name` (`"halflife"` or `"fsrs6"`, any case), with its
@@ -146,6 +162,16 @@ impl DecayPolicy for Halflife {
     }
 
     fn on_access(&self, _m: &mut PersonaMemory, _now: f64) {}
+
+    fn relevance_scaled(&self, m: &PersonaMemory, now: f64, scale: f64) -> f64 {
+        let scale = sane_scale(scale);
+        if scale == 1.0 || m.sync.life.pinned {
+            return self.relevance(m, now);
+        }
+        let days = ((now - m.last_accessed) / DAY).max(0.0);
+        let stretch = importance_stretch(m.sync.life.modulation(), self.beta);
+        client_formula(m, days, m.halflife_days * stretch * scale)
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -388,6 +414,10 @@ impl DecayPolicy for Fsrs6 {
     }
 
     fn relevance(&self, m: &PersonaMemory, now: f64) -> f64 {
+        self.relevance_scaled(m, now, 1.0)
+    }
+
+    fn relevance_scaled(&self, m: &PersonaMemory, now: f64, scale: f64) -> f64 {
         let life = &m.sync.life;
         if life.pinned {
             return 1.0;
@@ -397,7 +427,8 @@ impl DecayPolicy for Fsrs6 {
         if m.is_superseded() {
             days *= SUPERSEDED_SPEEDUP;
         }
-        self.retrievability(days, st.stability * importance_stretch(life.modulation(), self.beta))
+        let stretch = importance_stretch(life.modulation(), self.beta) * sane_scale(scale);
+        self.retrievability(days, st.stability * stretch)
     }
 
     fn state(&self, relevance: f64) -> MemoryState {

@@ -81,6 +81,14 @@ pub fn introspect(
             _ => report.dissolved += 1,
         }
     }
+    for (m, _, _) in memories {
+        *report.by_type.entry(m.memory_type().to_string()).or_default() += 1;
+        *report.by_tier.entry(super::tier_of(m).to_string()).or_default() += 1;
+        if m.goal_status() == Some(crate::model::GoalStatus::Open) && !m.is_superseded() {
+            report.open_goals.push(m.key.clone());
+        }
+    }
+    report.open_goals.sort();
     let by_key: BTreeMap<&str, &PersonaMemory> = memories.iter().map(|(m, _, _)| (m.key.as_str(), *m)).collect();
     let present = |k: &str| by_key.contains_key(k);
     let older_first = |a: &str, b: &str| {
@@ -346,7 +354,11 @@ mod tests {
             ("alice-tea".to_string(), "rust-is-best".to_string(), 0.5),
         ];
         let options = IntrospectOptions { overloaded_facet: 2, compress_domain: 2, ..IntrospectOptions::default() };
-        let report = introspect(&input, &similar, &options, NOW);
+        let full = introspect(&input, &similar, &options, NOW);
+        let mut report = full.clone();
+        // The type and tier counts are memstr's own; checked in `types_and_open_goals`.
+        assert_eq!(std::mem::take(&mut report.by_type).values().sum::<u64>(), 11);
+        assert_eq!(std::mem::take(&mut report.by_tier).values().sum::<u64>(), 11);
         let pairs = |xs: &[(&str, &str)]| xs.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
         assert_eq!(
             report,
@@ -369,11 +381,30 @@ mod tests {
                 suggested_compressions: strings(&["people"]),
                 pruned_count: 0,
                 timestamp: NOW,
+                ..Default::default()
             }
         );
         // Order of input does not matter.
         let reversed: Vec<_> = input.iter().rev().cloned().collect();
-        assert_eq!(introspect(&reversed, &similar, &options, NOW), report);
+        assert_eq!(introspect(&reversed, &similar, &options, NOW), full);
+    }
+
+    #[test]
+    fn types_and_open_goals() {
+        let mut ms = [
+            PersonaMemory::new("self", "facts", "name", "Ada", NOW),
+            PersonaMemory::new("self", "goals", "ship", "Ship 1.0", NOW),
+            PersonaMemory::new("self", "goals", "learn-go", "Learn Go", NOW),
+            PersonaMemory::new("skills", "procedures", "deploy", "Run make deploy", NOW),
+        ];
+        ms[2].sync.life.goal_status = Some(crate::model::GoalStatus::Done);
+        ms[3].access_count = 3;
+        let input: Vec<_> = ms.iter().map(|m| (m, 1.0, MemoryState::Active)).collect();
+        let r = introspect(&input, &[], &IntrospectOptions::default(), NOW);
+        let counts = |xs: &[(&str, u64)]| xs.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>();
+        assert_eq!(r.by_type, counts(&[("fact", 1), ("goal", 2), ("procedure", 1)]));
+        assert_eq!(r.by_tier, counts(&[("episodic", 1), ("working", 3)]));
+        assert_eq!(r.open_goals, vec!["ship".to_string()], "a done goal is not open");
     }
 
     #[test]

@@ -20,6 +20,8 @@ pub(crate) mod review;
 pub(crate) mod runtime;
 pub(crate) mod similar;
 mod switches;
+pub(crate) mod types;
+pub(crate) mod verdicts;
 
 use std::sync::{Arc, Weak};
 
@@ -31,6 +33,8 @@ pub use options::{Dissolve, LifecycleOptions, LINK_MAX_PER_MEMORY};
 pub use persona::{FactVersion, PersonaStats, PruneReport};
 pub use review::{GraphNeighbour, Ingested};
 pub use switches::{Behaviour, Behaviours};
+pub use types::{tier_of, tier_scale, EPISODIC_ACCESSES, SEMANTIC_ACCESSES, SEMANTIC_AGE_DAYS};
+pub use verdicts::{ActionOutcome, Feedback};
 
 use crate::engine::Engine;
 use crate::error::Result;

@@ -98,6 +98,7 @@ pub(crate) fn remembered(
     input: PersonaInput,
 ) -> PersonaMemory {
     let at = input.at.unwrap_or_else(|| engine.now());
+    let typing = super::types::Typing::of(&input);
     let mut m = match existing {
         Some(old) => old.clone(),
         None => PersonaMemory::new(&input.domain, &input.facet, &input.key, "", at),
@@ -124,6 +125,7 @@ pub(crate) fn remembered(
     if input.salience.is_some() {
         m.sync.life.salience = input.salience;
     }
+    typing.apply(life, existing.is_none(), &mut m);
     m.last_reinforced = m.last_reinforced.max(at);
     if existing.is_some() {
         // Writing again is a review for policies that keep one (FSRS).

@@ -18,13 +18,20 @@ pub enum Behaviour {
     /// A memory written in a context (episode, project, tool) ranks higher when searched
     /// from the same context (seed 001, encoding specificity).
     ContextMatch,
-    /// The agent's `feedback` (useful or not) adds a bounded reward term to ranking.
+    /// The agent's `feedback` (useful or not) adds a bounded reward term to ranking. On by
+    /// default: with no vote given the term does not exist, and no number of votes moves
+    /// a memory by more than `Weights::feedback / (k + 1)` (docs/lifecycle.md, section 9).
     Feedback,
-    /// "How do I ..." queries rank procedures by relevance and reliability (seed 000).
+    /// "How do I ..." queries rank procedures by relevance and reliability (seed 000): a
+    /// bounded term from each procedure's Beta posterior over its outcomes. Off until
+    /// measured.
     Reliability,
-    /// A memory's type sets its default importance and decay (seed 002).
+    /// A memory's type sets its default importance and halflife where the writer set none
+    /// (seed 002). Off: it changes stored strengths.
     TypeDefaults,
-    /// Working → episodic → semantic tiers through decay and consolidation (seed 002).
+    /// Working → episodic → semantic tiers stretch decay's time scale ×0.5, ×1, ×3 (seed
+    /// 002). Off: it changes every memory's strength. Tiers are derived, shown and
+    /// filtered either way.
     Tiers,
     /// An importance event strengthens the memories around it in time (seed 001,
     /// synaptic tagging and capture).
@@ -172,6 +179,12 @@ mod tests {
             assert_eq!(b.as_str().parse::<Behaviour>().unwrap(), b);
             assert_eq!(Behaviours::default().is_on(b), b.default_on());
         }
+    }
+
+    #[test]
+    fn the_error_lists_every_behaviour() {
+        let names: Vec<&str> = crate::error::BEHAVIOUR_NAMES.split(", ").collect();
+        assert_eq!(names, Behaviour::ALL.map(|b| b.as_str()));
     }
 
     #[test]

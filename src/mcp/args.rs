@@ -20,6 +20,11 @@ pub struct RememberArgs {
     pub importance: Option<f64>,
     /// When it was true or happened, if not now: ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (3d, 2w), or Unix seconds. Dates the memory; use it when importing history.
     pub at: Option<String>,
+    /// What kind of memory it is: fact, preference, decision, procedure (a how-to or a lesson; it learns its reliability from the outcome tool), goal, event or milestone. Without a facet it also picks the facet (procedure: procedures, decision: decisions, ...). Default: the facet's type.
+    #[serde(rename = "type")]
+    pub memory_type: Option<String>,
+    /// For a goal: open (default), done or dropped. Given alone it makes the memory a goal. Change it later with the goal tool.
+    pub goal_status: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -57,6 +62,39 @@ pub struct SearchArgs {
     pub phrasings: Option<Vec<String>>,
     /// One sentence the memory you want might read like, written as a guess ("Bob's birthday is on ..."). Searched and fused like a phrasing; it helps when the question shares no word with the answer.
     pub hypothetical: Option<String>,
+    /// Only persona memories of these types: fact, preference, decision, procedure, goal, event, milestone.
+    #[serde(rename = "type")]
+    pub types: Option<Vec<String>>,
+    /// Only persona memories in these tiers: working (new, rarely recalled), episodic (recalled a few times), semantic (proved useful over time, pinned or consolidated).
+    #[serde(rename = "tier")]
+    pub tiers: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FeedbackArgs {
+    /// The persona memory (its address domain/facet/key as search returned it, or a bare key).
+    pub key: String,
+    /// true: it helped; false: it did not.
+    pub useful: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OutcomeArgs {
+    /// The procedure (its address domain/facet/key, or a bare key).
+    pub key: String,
+    /// true: following it worked; false: it failed.
+    pub success: bool,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GoalStatusArgs {
+    /// The goal (its address domain/facet/key, or a bare key).
+    pub key: String,
+    /// open, done or dropped.
+    pub status: String,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

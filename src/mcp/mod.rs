@@ -13,7 +13,9 @@
 //! tool error that says what to do. Setup for clients: docs/agents.md.
 
 mod args;
+mod filters;
 mod http;
+mod learning;
 mod render;
 mod reply;
 mod tools;

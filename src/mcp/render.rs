@@ -54,6 +54,9 @@ pub(super) struct Item {
     /// The content was cut to fit the budget; `recall` the address for all of it.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// A persona memory's type, tier, goal status, reliability and feedback.
+    #[serde(flatten)]
+    pub typed: Option<crate::search::Typed>,
     /// Further fields for a single recalled memory (connections, confidence, ...).
     #[serde(skip_serializing_if = "Option::is_none", flatten)]
     pub detail: Option<serde_json::Map<String, Value>>,
@@ -89,6 +92,7 @@ pub(super) fn persona_item(store: &MemoryStore, m: &PersonaMemory, now: f64) -> 
         }),
         signals: None,
         truncated: false,
+        typed: Some(crate::search::Typed::of(m)),
         detail: None,
     }
 }
@@ -109,6 +113,7 @@ pub(super) fn kv_item(m: &Memory) -> Item {
         superseded_by: None,
         signals: None,
         truncated: false,
+        typed: None,
         detail: None,
     }
 }
@@ -129,6 +134,7 @@ pub(super) fn journal_item(j: &JournalEntry) -> Item {
         superseded_by: None,
         signals: None,
         truncated: false,
+        typed: None,
         detail: None,
     }
 }
@@ -249,6 +255,9 @@ fn item_text(n: usize, item: &Item) -> String {
     if let Some(s) = &item.superseded_by {
         meta.push(format!("superseded by {}", quoted(s)));
     }
+    if let Some(t) = &item.typed {
+        meta.push(typed_text(t));
+    }
     let mut out = format!("[{n}] {}\n    content: {}", meta.join(" | "), quoted(&item.content));
     if item.truncated {
         out.push_str(" (cut to fit the token budget: recall the address for all of it)");
@@ -258,6 +267,21 @@ fn item_text(n: usize, item: &Item) -> String {
     }
     if let Some(detail) = &item.detail {
         out.push_str(&format!("\n    detail: {}", Value::Object(detail.clone())));
+    }
+    out
+}
+
+/// A persona memory's type and what was learned of it, in the server's own words.
+fn typed_text(t: &crate::search::Typed) -> String {
+    let mut out = format!("{} ({} tier)", t.memory_type, t.tier);
+    if let Some(g) = t.goal_status {
+        out.push_str(&format!(", goal {g}"));
+    }
+    if let Some(r) = t.reliability.filter(|r| r.outcomes() > 0) {
+        out.push_str(&format!(", reliability {:.2} over {} outcomes", r.mean, r.outcomes()));
+    }
+    if let Some(f) = t.feedback {
+        out.push_str(&format!(", feedback {:.2} over {} votes", f.mean, f.outcomes()));
     }
     out
 }

@@ -18,7 +18,7 @@ use super::render::{self, fit, quoted, Item, DATA_NOTICE};
 use super::verbs;
 use crate::lifecycle::compress::CompressOptions;
 use crate::search::time::parse_time;
-use crate::search::{Kind, SearchQuery};
+use crate::search::SearchQuery;
 use crate::{MemoryStore, PersonaInput, PersonaQuery};
 
 /// Where `remember` and the fact tools go without a domain (the library's default).
@@ -52,7 +52,7 @@ const QUERY_ECHO_CHARS: usize = 200;
 /// clone sharing the same store and the same bound on concurrent calls.
 #[derive(Clone)]
 pub struct MemoryServer {
-    store: MemoryStore,
+    pub(super) store: MemoryStore,
     tool_router: ToolRouter<Self>,
     calls: std::sync::Arc<tokio::sync::Semaphore>,
 }
@@ -71,7 +71,7 @@ impl MemoryServer {
     pub fn new(store: MemoryStore) -> Self {
         MemoryServer {
             store,
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::learning_router(),
             calls: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_CALLS)),
         }
     }
@@ -91,8 +91,13 @@ same subject is created and linked (related), and a possible correction the stor
         if let Some(i) = a.importance.filter(|i| !(0.0..=1.0).contains(i)) {
             return fail(format!("importance {i} is out of range: give a number from 0 to 1"));
         }
+        let (kind, goal) = match super::filters::typing(&a) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        };
         let domain = a.domain.as_deref().map(str::trim).filter(|d| !d.is_empty()).unwrap_or(DEFAULT_DOMAIN).to_string();
-        let facet = a.facet.as_deref().map(str::trim).filter(|f| !f.is_empty()).unwrap_or(DEFAULT_FACET).to_string();
+        let facet = a.facet.as_deref().map(str::trim).filter(|f| !f.is_empty());
+        let facet = facet.unwrap_or(kind.map_or(DEFAULT_FACET, |t| t.default_facet())).to_string();
         let key = match a.key.as_deref().map(str::trim).filter(|k| !k.is_empty()) {
             Some(k) => k.to_string(),
             None => {
@@ -126,6 +131,7 @@ same subject is created and linked (related), and a possible correction the stor
         if let Some(i) = a.importance {
             input = input.importance(i);
         }
+        (input.memory_type, input.goal_status) = (kind, goal);
         match self.store.persona_ingest(input).await {
             Ok(done) => {
                 let (decision, about) = decision_json(&done.decision);
@@ -254,15 +260,9 @@ When the question is vague or shares no word with what was stored, add `phrasing
             }
             q.min_strength = Some(m);
         }
-        for kind in a.kinds.unwrap_or_default() {
-            q.kinds.push(match kind.trim().to_ascii_lowercase().as_str() {
-                "persona" => Kind::Persona,
-                "memory" | "kv" => Kind::Memory,
-                "journal" => Kind::Journal,
-                other => return fail(format!("unknown kind {}: use persona, memory or journal", quoted(other))),
-            });
+        if let Err(e) = super::filters::search_filters(&a, &mut q) {
+            return fail(e);
         }
-        q.domain = a.domain.map(|d| d.trim().to_string()).filter(|d| !d.is_empty());
         for (field, value, slot) in [("since", &a.since, &mut q.since), ("until", &a.until, &mut q.until)] {
             if let Some(v) = value {
                 match parse_time(v, now) {

@@ -6,6 +6,7 @@ use super::{
     validate_confidence, validate_halflife, validate_journal_content, validate_key, validate_taxonomy,
     validate_timestamp, validate_value,
 };
+use super::{GoalStatus, MemoryType};
 use crate::error::{Rule, ValidationError};
 
 /// What to store with [`crate::MemoryStore::persona_remember`]. Unset fields keep the stored
@@ -41,6 +42,12 @@ pub struct PersonaInput {
     pub salience: Option<f64>,
     /// When it was learned (default: now).
     pub at: Option<f64>,
+    /// Its type (seed 002); unset: kept, or for a new memory its facet's
+    /// ([`crate::model::MemoryType::of_facet`]). memstr-only; the client ignores it.
+    #[serde(rename = "type")]
+    pub memory_type: Option<MemoryType>,
+    /// A goal's status; sets the type to goal when no type is given.
+    pub goal_status: Option<GoalStatus>,
 }
 
 impl PersonaInput {
@@ -89,6 +96,16 @@ impl PersonaInput {
         self.importance = Some(importance);
         self
     }
+    /// Its type.
+    pub fn memory_type(mut self, t: MemoryType) -> Self {
+        self.memory_type = Some(t);
+        self
+    }
+    /// A goal's status.
+    pub fn goal_status(mut self, g: GoalStatus) -> Self {
+        self.goal_status = Some(g);
+        self
+    }
 
     pub(crate) fn validate(&self) -> std::result::Result<(), ValidationError> {
         validate_taxonomy("domain", &self.domain)?;
@@ -116,6 +133,11 @@ impl PersonaInput {
         }
         if let Some(at) = self.at {
             validate_timestamp("at", at)?;
+        }
+        if let (Some(t), Some(_)) = (self.memory_type, self.goal_status) {
+            if t != MemoryType::Goal {
+                return Err(ValidationError { field: "goal_status", rule: Rule::NotAGoal(t.to_string()) });
+            }
         }
         Ok(())
     }

@@ -1,5 +1,7 @@
 //! The report a persona writes when it reviews itself.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 /// sense-memory v2's `IntrospectionReport`, in the published client's wire shape
@@ -35,4 +37,13 @@ pub struct IntrospectionReport {
     pub pruned_count: u64,
     /// When the review ran (float Unix seconds).
     pub timestamp: f64,
+    /// Memories per type (memstr's; their own type or their facet's).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_type: BTreeMap<String, u64>,
+    /// Memories per tier (memstr's; derived from accesses, age, pins, consolidation).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub by_tier: BTreeMap<String, u64>,
+    /// Keys of the goals still open (memstr's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub open_goals: Vec<String>,
 }

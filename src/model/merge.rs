@@ -64,9 +64,15 @@ fn scalars(m: &PersonaMemory) -> (String, String, String, String, String, String
 }
 
 /// The user-set lifecycle fields, comparable.
-fn life_key(m: &PersonaMemory) -> (bool, String, String, String) {
+fn life_key(m: &PersonaMemory) -> (bool, String, String, String, String) {
     let num = |x: Option<f64>| x.map(|v| format!("{v:e}")).unwrap_or_default();
-    (m.sync.life.pinned, num(m.sync.life.importance), num(m.sync.life.salience), num(m.sync.life.archived_at))
+    let life = &m.sync.life;
+    let typed = format!(
+        "{}/{}",
+        life.kind.map(|t| t.as_str()).unwrap_or_default(),
+        life.goal_status.map(|g| g.as_str()).unwrap_or_default()
+    );
+    (life.pinned, num(life.importance), num(life.salience), num(life.archived_at), typed)
 }
 
 fn union_minus(first: &[String], second: &[String], removed: &[String]) -> Vec<String> {
@@ -137,6 +143,9 @@ pub fn merge(a: &PersonaMemory, b: &PersonaMemory) -> PersonaMemory {
     history.sort_by(|x, y| x.from.total_cmp(&y.from).then(x.value.cmp(&y.value)).then(x.until.total_cmp(&y.until)));
     history.dedup();
     m.sync.life.history = history;
+    // Outcomes and feedback are counts, not edits: every device's count survives.
+    m.sync.life.outcomes = a.sync.life.outcomes.merged(&b.sync.life.outcomes);
+    m.sync.life.feedback = a.sync.life.feedback.merged(&b.sync.life.feedback);
     m
 }
 

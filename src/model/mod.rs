@@ -6,13 +6,17 @@
 mod input;
 mod introspection;
 mod memory;
+mod memory_type;
 pub mod merge;
+mod outcomes;
 mod persona;
 mod validate;
 
 pub use input::{BatchItem, PersonaInput, PersonaQuery};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
+pub use memory_type::{GoalStatus, MemoryType, Tier};
+pub use outcomes::{Reliability, Tally, PRIOR};
 pub use persona::{
     FactValue, FsrsState, LifeMeta, MemoryState, PersonaMemory, Removed, Status, SyncMeta, DEFAULT_HALFLIFE_DAYS,
     THRESHOLD_DISSOLVED, THRESHOLD_FADING, THRESHOLD_FORGOTTEN,

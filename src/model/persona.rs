@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::memory_type::{GoalStatus, MemoryType};
+use super::outcomes::{Reliability, Tally};
 use crate::error::{Rule, ValidationError};
 
 /// Default halflife of a persona memory, in days.
@@ -229,6 +231,23 @@ pub struct LifeMeta {
     /// strong cue in search. None: not archived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archived_at: Option<f64>,
+    /// The memory's type as its writer set it (seed 002). None: its facet's
+    /// ([`PersonaMemory::memory_type`]). A name this version does not know reads as none.
+    #[serde(
+        rename = "type",
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "super::memory_type::lenient"
+    )]
+    pub kind: Option<MemoryType>,
+    /// A goal's status as set (None on a goal: open).
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "super::memory_type::lenient")]
+    pub goal_status: Option<GoalStatus>,
+    /// A procedure's recorded outcomes: successes and failures per device (grow-only).
+    #[serde(skip_serializing_if = "Tally::is_empty")]
+    pub outcomes: Tally,
+    /// The agent's feedback: useful and not-useful votes per device (grow-only).
+    #[serde(skip_serializing_if = "Tally::is_empty")]
+    pub feedback: Tally,
 }
 
 /// A value a keyed fact once had.
@@ -354,6 +373,22 @@ impl PersonaMemory {
     /// The state at `now` (the client's `compute_state`).
     pub fn compute_state(&self, now: f64) -> MemoryState {
         MemoryState::from_relevance(self.current_relevance(now))
+    }
+
+    /// Its type: the one its writer set, else the one its facet implies (memories written
+    /// by the published client carry none; nothing is rewritten).
+    pub fn memory_type(&self) -> MemoryType {
+        self.sync.life.kind.unwrap_or_else(|| MemoryType::of_facet(&self.facet))
+    }
+
+    /// A goal's status (open unless set); None for memories of other types.
+    pub fn goal_status(&self) -> Option<GoalStatus> {
+        (self.memory_type() == MemoryType::Goal).then(|| self.sync.life.goal_status.unwrap_or_default())
+    }
+
+    /// A procedure's reliability from its recorded outcomes; None for other types.
+    pub fn reliability(&self) -> Option<Reliability> {
+        (self.memory_type() == MemoryType::Procedure).then(|| self.sync.life.outcomes.posterior())
     }
 
     /// Checks every rule the client's constructor checks.

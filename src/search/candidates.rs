@@ -258,8 +258,13 @@ pub(crate) fn candidates(
     let fts_expr = fts_any(&searched);
     // What the query may return restricts every pool at the source: a large journal
     // cannot crowd persona memories out, nor a busy month the week asked for.
+    // A type or tier admits persona memories only.
+    let typed = !q.types.is_empty() || !q.tiers.is_empty();
     let filter = Filter {
-        kinds: q.kinds.iter().map(|k| k.column()).collect(),
+        kinds: match typed && q.kinds.is_empty() {
+            true => vec![Kind::Persona.column()],
+            false => q.kinds.iter().map(|k| k.column()).collect(),
+        },
         domain: q.domain.clone(),
         facet: q.facet.clone(),
         since: q.since,
@@ -493,7 +498,10 @@ pub(crate) fn candidates(
         values[S::Activation] = Some(0.0);
         values[S::Confidence] = Some(1.0);
         if let Found::Persona(p) = &found {
-            if q.domain.as_ref().is_some_and(|d| *d != p.domain) || q.facet.as_ref().is_some_and(|f| *f != p.facet) {
+            if q.domain.as_ref().is_some_and(|d| *d != p.domain)
+                || q.facet.as_ref().is_some_and(|f| *f != p.facet)
+                || !crate::search::reward::admits(&q.types, &q.tiers, p)
+            {
                 continue;
             }
             let (relevance, state) = live(p);
@@ -518,7 +526,7 @@ pub(crate) fn candidates(
                 values[S::Relevance] = Some(1.0);
                 values[S::Activation] = Some(0.0);
             }
-        } else if q.domain.is_some() || q.facet.is_some() {
+        } else if q.domain.is_some() || q.facet.is_some() || typed {
             continue;
         }
         let coverage = covered.get(&rid).copied().unwrap_or(0.0);

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::{JournalEntry, Memory, MemoryState, PersonaMemory, Status};
+use crate::model::{JournalEntry, Memory, MemoryState, MemoryType, PersonaMemory, Status, Tier};
 
 /// What kind of record to search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -50,6 +50,11 @@ pub struct SearchQuery {
     pub facet: Option<String>,
     /// Only persona memories in these states (others are unaffected).
     pub states: Vec<MemoryState>,
+    /// Only persona memories of these types, their own or their facet's (other kinds are
+    /// then excluded; empty: all).
+    pub types: Vec<MemoryType>,
+    /// Only persona memories in these tiers (other kinds are then excluded; empty: all).
+    pub tiers: Vec<Tier>,
     /// Only records whose own time is at or after this (Unix seconds). With `until`, it
     /// wins over a time named in `text`, which then only ranks.
     pub since: Option<f64>,
@@ -193,6 +198,14 @@ pub struct Weights {
     /// Show one hit per text: a journal that says "Reminded Dana about paying rent." forty
     /// times would otherwise fill every place with copies of one line.
     pub collapse_repeats: bool,
+    /// Most of the score the agent's feedback moves a persona memory, as a share of a
+    /// first place in a weight-1 signal: `feedback · (2·mean − 1) / (k + 1)` over its
+    /// votes' Beta(1, 1) posterior ([`crate::search::reward`]); one vote moves a third of
+    /// it. 0 with [`crate::lifecycle::Behaviour::Feedback`] off.
+    pub feedback: f64,
+    /// The same for a procedure's reliability from its outcomes, in "how do I ..."
+    /// questions, with [`crate::lifecycle::Behaviour::Reliability`] on.
+    pub reliability: f64,
     /// Weight of the second hop ([`crate::search::bridge`]): the query plus the names its
     /// best hits mention is searched again, and that ranking is fused with the first at
     /// this share. 0 turns the second pass off: the default, because it did not pay for its
@@ -240,6 +253,8 @@ impl Default for Weights {
             bridge_seeds: 3,
             revived_neutral: false,
             context: 0.2,
+            feedback: 0.1,
+            reliability: 0.2,
         }
     }
 }
@@ -324,6 +339,9 @@ pub struct SearchHit {
     /// The address of the memory that replaces it now, when it is superseded (returned
     /// only with [`SearchQuery::history`]; otherwise the replacement takes its place).
     pub superseded_by: Option<String>,
+    /// A persona memory's type, tier, goal status and reliability (None for other kinds).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub typed: Option<crate::search::reward::Typed>,
 }
 
 /// A candidate with its raw signal values (`None`: the signal says nothing about it).
@@ -487,6 +505,10 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
                     signals.push(Signal { name: s.name(), value: v, rank, contribution });
                 }
             }
+            for t in super::reward::terms(&c.found, w, k) {
+                score += t.contribution;
+                signals.push(t);
+            }
             SearchHit {
                 path: c.path,
                 found: c.found,
@@ -498,6 +520,7 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
                 // Set with what the store knows of replacements (search::current).
                 status: Status::Active,
                 superseded_by: None,
+                typed: None,
             }
         })
         .filter(|h| h.strength >= min_strength)

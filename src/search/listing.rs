@@ -49,12 +49,12 @@ pub(crate) fn list(
                     true => q.revive || matches!(state, MemoryState::Active | MemoryState::Fading),
                     false => q.states.contains(&state),
                 };
-                if p.sync.life.archived_at.is_some() || !wanted {
+                if p.sync.life.archived_at.is_some() || !wanted || !super::reward::admits(&q.types, &q.tiers, &p) {
                     return Ok(());
                 }
                 Some(Found::Persona(p))
             }
-            _ if row.archived => return Ok(()),
+            _ if row.archived || !q.types.is_empty() || !q.tiers.is_empty() => return Ok(()),
             // Only what is shown is decoded: a year's journal is counted, not parsed.
             _ if hits.len() >= limit => None,
             RecordKind::Journal => Some(Found::Journal(serde_json::from_str::<JournalEntry>(&row.payload)?)),
@@ -82,6 +82,7 @@ pub(crate) fn list(
                     }
                     _ => None,
                 },
+                typed: None,
                 found,
             });
         }

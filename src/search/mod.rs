@@ -12,9 +12,12 @@ mod listing;
 pub mod phrasings;
 mod promoted;
 pub mod query;
+pub mod reward;
 pub(crate) mod run;
 pub(crate) mod terms;
 pub mod time;
+
+pub use reward::Typed;
 
 pub use hybrid::{
     min_strength, Found, Kind, SearchHit, SearchQuery, Signal, Weights, COVERAGE_WEIGHT, MIN_STRENGTH,

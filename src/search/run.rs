@@ -32,8 +32,9 @@ pub(crate) async fn search_outcome(
     let (span, range) = resolve_time(&mut query, parts.engine.now());
     if range.is_some() && super::time::is_time_only(&query.text) {
         let (q, life) = (query.clone(), parts.life.clone());
-        let (hits, total) =
+        let (mut hits, total) =
             parts.engine.read(move |conn, engine| super::listing::list(conn, &life, engine.now(), &q, limit)).await?;
+        super::reward::annotate(&mut hits);
         return Ok(SearchOutcome { hits, range, listed: Some(total), ..Default::default() });
     }
     if crate::text::tokenize(&query.text).is_empty() {
@@ -55,7 +56,8 @@ pub(crate) async fn search_outcome(
         }
         r => (span, r),
     };
-    let weights = query.weights.clone().unwrap_or_default();
+    let weights =
+        super::reward::gated(query.weights.clone().unwrap_or_default(), &parts.life.options.behaviours, &query.text);
     let bridged = weights.bridge > 0.0 && weights.bridge_seeds > 0;
     // The second hop fuses two rankings: each must reach past the page asked for.
     let depth = if bridged { limit.max(BRIDGE_DEPTH) } else { limit };
@@ -92,6 +94,7 @@ pub(crate) async fn search_outcome(
         }
     }
     hits.truncate(limit);
+    super::reward::annotate(&mut hits);
     // The best few were retrieved together: consolidation strengthens their links.
     let top: Vec<String> = hits.iter().take(3).map(|h| h.path.clone()).collect();
     if top.len() > 1 {

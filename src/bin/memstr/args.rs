@@ -231,6 +231,20 @@ pub(crate) enum Command {
     /// Keyed facts: one current value per subject and attribute, with history.
     #[command(subcommand)]
     Fact(FactCommand),
+    /// Say whether a persona memory (key or domain/facet/key) was useful or not: votes
+    /// nudge its ranking, boundedly (docs/lifecycle.md, "Procedures and feedback").
+    Feedback {
+        /// A persona key or domain/facet/key.
+        reference: String,
+        /// useful or not.
+        verdict: memstr::lifecycle::Feedback,
+    },
+    /// Procedures: record outcomes, from which each learns its reliability.
+    #[command(subcommand)]
+    Procedure(crate::learning::ProcedureCommand),
+    /// Goals: set a goal's status.
+    #[command(subcommand)]
+    Goal(crate::learning::GoalCommand),
     /// Counts: records, events, outbox, rejected events per reason.
     Stats,
     /// Relays this store syncs with.
@@ -335,6 +349,15 @@ pub(crate) struct SearchArgs {
     /// Search without the embedding model.
     #[arg(long)]
     pub(crate) no_vectors: bool,
+    /// Only persona memories of this type (repeatable): fact, preference, decision,
+    /// procedure, goal, event, milestone (their own, or their facet's).
+    #[arg(long = "type", value_name = "TYPE")]
+    #[serde(default)]
+    pub(crate) types: Vec<memstr::MemoryType>,
+    /// Only persona memories in this tier (repeatable): working, episodic, semantic.
+    #[arg(long = "tier", value_name = "TIER")]
+    #[serde(default)]
+    pub(crate) tiers: Vec<memstr::Tier>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -492,6 +515,13 @@ pub(crate) enum PersonaCommand {
         /// supersedes, novel content is created (prints the decision).
         #[arg(long)]
         gate: bool,
+        /// Its type: fact, preference, decision, procedure (or lesson), goal, event,
+        /// milestone [default: kept, or the facet's].
+        #[arg(long = "type", value_name = "TYPE")]
+        memory_type: Option<memstr::MemoryType>,
+        /// A goal's status: open, done, dropped (makes it a goal).
+        #[arg(long, value_name = "STATUS")]
+        goal_status: Option<memstr::GoalStatus>,
     },
     /// Show one memory (counts as an access unless --peek).
     Get {

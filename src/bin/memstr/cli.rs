@@ -266,6 +266,9 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             out.journal(&store.recent_between(since, until, *limit as usize).await?)
         }
         Command::Stats => out.stats(&store.stats().await?),
+        cmd @ (Command::Feedback { .. } | Command::Procedure(_) | Command::Goal(_)) => {
+            crate::learning::run(cmd, store, out).await?;
+        }
         Command::Search(search) => {
             let q = search_query(search, now);
             let outcome = store.search_outcome(q).await?;
@@ -533,6 +536,7 @@ pub(crate) fn search_query(search: &SearchArgs, now: f64) -> memstr::SearchQuery
     q.facet = search.facet.clone();
     q.since = search.since.as_ref().map(|w| w.at(now));
     q.until = search.until.as_ref().map(|w| w.at(now));
+    (q.types, q.tiers) = (search.types.clone(), search.tiers.clone());
     q
 }
 
@@ -551,6 +555,8 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
             importance,
             at,
             gate,
+            memory_type,
+            goal_status,
         } => {
             let input = PersonaInput {
                 themes: themes.clone(),
@@ -560,6 +566,8 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
                 halflife_days: *halflife,
                 importance: *importance,
                 at: at.as_ref().map(|w| w.at(now)),
+                memory_type: *memory_type,
+                goal_status: *goal_status,
                 ..PersonaInput::new(domain, facet, key, &value_arg(value)?)
             };
             if *gate {

@@ -79,7 +79,8 @@ struct Welcome {
 /// A command the server runs for the client.
 #[derive(Serialize, Deserialize)]
 enum Request {
-    Search { json: bool, args: SearchArgs },
+    // Boxed: the search's arguments outweigh the other request many times over.
+    Search { json: bool, args: Box<SearchArgs> },
     PersonaSearch { json: bool, query: String, limit: u32 },
 }
 
@@ -157,7 +158,7 @@ fn forwardable(args: &Args) -> Option<Request> {
         && args.behaviours.is_empty();
     match &args.command {
         Command::Search(search) if plain && !search.no_vectors => {
-            Some(Request::Search { json: args.json, args: search.clone() })
+            Some(Request::Search { json: args.json, args: Box::new(search.clone()) })
         }
         Command::Persona(PersonaCommand::Search { query, limit }) if plain => {
             Some(Request::PersonaSearch { json: args.json, query: query.clone(), limit: *limit })

@@ -4,6 +4,7 @@ mod args;
 mod cli;
 mod forward;
 mod keys;
+mod learning;
 mod mcp;
 mod output;
 mod relay_guard;

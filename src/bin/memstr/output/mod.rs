@@ -40,6 +40,21 @@ fn print_json(v: &Value) {
     outln!("{}", display::json(&text));
 }
 
+/// A persona hit's type and what was learned of it (the server's own words).
+fn typed(t: &memstr::search::Typed) -> String {
+    let mut out = format!("{} ({} tier)", t.memory_type, t.tier);
+    if let Some(g) = t.goal_status {
+        out.push_str(&format!(", goal {g}"));
+    }
+    if let Some(r) = t.reliability.filter(|r| r.outcomes() > 0) {
+        out.push_str(&format!(", reliability {:.2} over {} outcomes", r.mean, r.outcomes()));
+    }
+    if let Some(f) = t.feedback {
+        out.push_str(&format!(", feedback {:.2} over {} votes", f.mean, f.outcomes()));
+    }
+    out
+}
+
 /// Stored or relay-supplied text on one line of output, escaped (src/display.rs).
 fn l(text: &str) -> std::borrow::Cow<'_, str> {
     display::line(text)
@@ -60,7 +75,23 @@ fn persona_json(m: &PersonaMemory, live: (f64, MemoryState)) -> Value {
     if m.sync.life.pinned {
         obj.insert("pinned".into(), true.into());
     }
+    // memstr's type and what was learned of the memory, when its writer set a type or
+    // something was learned (a plain memory's fields stay the client's; "type" is the
+    // client's record type in its own dicts, so the memory's is `memory_type`).
+    let t = memstr::search::Typed::of(m);
+    if told(m, &t) {
+        if let Value::Object(t) = json!(t) {
+            for (k, v) in t {
+                obj.insert(if k == "type" { "memory_type".into() } else { k }, v);
+            }
+        }
+    }
     v
+}
+
+/// Whether a memory's type is worth showing: set by its writer, or something learned.
+fn told(m: &PersonaMemory, t: &memstr::search::Typed) -> bool {
+    m.sync.life.kind.is_some() || t.feedback.is_some() || t.reliability.is_some_and(|r| r.outcomes() > 0)
 }
 
 fn time(ts: f64) -> String {
@@ -109,6 +140,14 @@ impl Out {
         pairs("suggested connections", &r.suggested_connections, "~");
         list("suggested revisions", &r.suggested_revisions);
         list("suggested compressions", &r.suggested_compressions);
+        let counts = |name: &str, m: &std::collections::BTreeMap<String, u64>| {
+            if !m.is_empty() {
+                outln!("{name}: {}", l(&m.iter().map(|(k, n)| format!("{k} {n}")).collect::<Vec<_>>().join(", ")));
+            }
+        };
+        counts("by type", &r.by_type);
+        counts("by tier", &r.by_tier);
+        list("open goals", &r.open_goals);
     }
 
     pub fn prune(&self, r: &PruneReport) {
@@ -342,6 +381,11 @@ impl Out {
         }
     }
 
+    /// A JSON object, for `--json` (the caller prints text itself otherwise).
+    pub fn object(&self, v: &Value) {
+        print_json(v);
+    }
+
     pub fn done(&self, what: &str) {
         if self.json {
             print_json(&json!({"ok": true}));
@@ -422,6 +466,12 @@ impl Out {
             m.halflife_days,
             if m.source.is_empty() { String::new() } else { format!(", source {}", l(&m.source)) }
         );
+        // The type when the writer set one or something was learned (a plain memory's
+        // lines stay the client's).
+        let t = memstr::search::Typed::of(m);
+        if told(m, &t) {
+            outln!("  type {}", typed(&t));
+        }
     }
 
     pub fn personas(&self, ms: &[PersonaMemory], store: &MemoryStore, now: f64) {
@@ -486,7 +536,14 @@ impl Out {
             };
             // Where each hit stands (active, fading, dormant, archived, superseded, revived):
             // an agent must know a memory was asleep, or is history, before trusting it.
-            let by = h.superseded_by.as_deref().map(|a| format!("\tsuperseded by {}", l(a))).unwrap_or_default();
+            let mut by = h.superseded_by.as_deref().map(|a| format!("\tsuperseded by {}", l(a))).unwrap_or_default();
+            // What was learned of a persona memory, when anything was: a goal's status, a
+            // procedure's reliability, the agent's feedback.
+            if let Some(t) = h.typed.as_ref().filter(|t| {
+                t.goal_status.is_some() || t.feedback.is_some() || t.reliability.is_some_and(|r| r.outcomes() > 0)
+            }) {
+                by.push_str(&format!("\t{}", typed(t)));
+            }
             outln!(
                 "{:.4}\t{:.3}\t{}\t{kind}\t{}\t{}{by}",
                 h.score,
