@@ -168,12 +168,19 @@ pub(crate) fn all_kv(conn: &Connection) -> Result<Vec<Memory>> {
 /// Appends a journal entry at `at`, never replacing one at the same instant (the
 /// published client would): entries are addressed by their timestamp.
 pub(crate) fn append_journal(tx: &Transaction, engine: &Engine, content: String, at: f64) -> Result<String> {
-    let mut ts = at;
+    Ok(append_entry(tx, engine, JournalEntry::new(&content, at))?.0)
+}
+
+/// [`append_journal`] for an entry with memstr's fields (an observation, a context);
+/// returns the event id and the entry's path.
+pub(crate) fn append_entry(tx: &Transaction, engine: &Engine, mut entry: JournalEntry) -> Result<(String, String)> {
+    let mut ts = entry.created_at;
     while path_taken(tx, &Path::journal(ts))? {
         ts = f64::from_bits(ts.to_bits() + 1);
     }
-    let entry = JournalEntry { content, created_at: ts, archived_at: None };
-    put(tx, engine, &Path::journal(ts), Payload::Journal(entry))
+    entry.created_at = ts;
+    let path = Path::journal(ts);
+    Ok((put(tx, engine, &path, Payload::Journal(entry))?, path.to_d()))
 }
 
 /// Whether `path` has a row: a record, or the marker of a deleted one.

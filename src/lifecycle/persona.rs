@@ -124,6 +124,9 @@ pub(crate) fn remembered(
     if input.salience.is_some() {
         m.sync.life.salience = input.salience;
     }
+    if input.context.is_some() {
+        m.sync.life.context = input.context;
+    }
     m.last_reinforced = m.last_reinforced.max(at);
     if existing.is_some() {
         // Writing again is a review for policies that keep one (FSRS).

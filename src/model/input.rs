@@ -41,6 +41,9 @@ pub struct PersonaInput {
     pub salience: Option<f64>,
     /// When it was learned (default: now).
     pub at: Option<f64>,
+    /// The context it is written in (a project, a tool, `episode:{id}`); stored in
+    /// `LifeMeta::context` (the `context-match` behaviour). Unset keeps the stored one.
+    pub context: Option<String>,
 }
 
 impl PersonaInput {
@@ -89,6 +92,11 @@ impl PersonaInput {
         self.importance = Some(importance);
         self
     }
+    /// The context it is written in.
+    pub fn context(mut self, context: &str) -> Self {
+        self.context = Some(context.into());
+        self
+    }
 
     pub(crate) fn validate(&self) -> std::result::Result<(), ValidationError> {
         validate_taxonomy("domain", &self.domain)?;
@@ -116,6 +124,9 @@ impl PersonaInput {
         }
         if let Some(at) = self.at {
             validate_timestamp("at", at)?;
+        }
+        if let Some(c) = &self.context {
+            super::episode::validate_context(c)?;
         }
         Ok(())
     }

@@ -64,9 +64,11 @@ fn scalars(m: &PersonaMemory) -> (String, String, String, String, String, String
 }
 
 /// The user-set lifecycle fields, comparable.
-fn life_key(m: &PersonaMemory) -> (bool, String, String, String) {
+fn life_key(m: &PersonaMemory) -> (bool, String, String, String, String) {
     let num = |x: Option<f64>| x.map(|v| format!("{v:e}")).unwrap_or_default();
-    (m.sync.life.pinned, num(m.sync.life.importance), num(m.sync.life.salience), num(m.sync.life.archived_at))
+    let life = &m.sync.life;
+    let context = life.context.clone().unwrap_or_default();
+    (life.pinned, num(life.importance), num(life.salience), num(life.archived_at), context)
 }
 
 fn union_minus(first: &[String], second: &[String], removed: &[String]) -> Vec<String> {

@@ -229,6 +229,11 @@ pub struct LifeMeta {
     /// strong cue in search. None: not archived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archived_at: Option<f64>,
+    /// The context the memory was written in (an episode, a project, a tool): a search
+    /// from the same context ranks it higher (seed 001, encoding specificity; the
+    /// `context-match` behaviour). A user edit: it merges with the value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 /// A value a keyed fact once had.
