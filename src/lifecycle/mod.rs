@@ -20,6 +20,7 @@ pub(crate) mod review;
 pub(crate) mod runtime;
 pub(crate) mod similar;
 mod switches;
+pub mod trajectory;
 
 use std::sync::{Arc, Weak};
 
