@@ -363,6 +363,10 @@ pub enum Rule {
     /// Not one of the seeds' behaviours ([`crate::lifecycle::Behaviour`]), or a switch
     /// that is not `NAME=on` or `NAME=off`.
     UnknownBehaviour(String),
+    /// No live episode has this id.
+    UnknownEpisode(String),
+    /// The episode has ended: nothing more can be observed in it, and it cannot end again.
+    EpisodeEnded(String),
     /// A batch holds more items than one transaction takes ([`crate::MAX_BATCH`]).
     BatchTooLarge {
         /// The most one batch takes.
@@ -390,6 +394,8 @@ impl Rule {
             Rule::UnknownPolicy(_) => "known-policy",
             Rule::BatchTooLarge { .. } => "batch-size",
             Rule::UnknownBehaviour(_) => "known-behaviour",
+            Rule::UnknownEpisode(_) => "known-episode",
+            Rule::EpisodeEnded(_) => "open-episode",
         }
     }
 }
@@ -420,6 +426,8 @@ impl fmt::Display for Rule {
                 "is {s:?}; a switch is NAME=on or NAME=off, NAME one of {}",
                 crate::lifecycle::Behaviour::ALL.map(|b| b.as_str()).join(", ")
             ),
+            Rule::UnknownEpisode(id) => write!(f, "is {id:?}; no episode has that id"),
+            Rule::EpisodeEnded(id) => write!(f, "is {id:?}, an episode that has ended (start a new one)"),
             Rule::BatchTooLarge { max, len } => {
                 write!(f, "holds {len} items; one batch takes at most {max} (split it, or import with memstr import --memories)")
             }

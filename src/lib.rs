@@ -63,6 +63,7 @@ pub use lifecycle::{
     Behaviour, Behaviours, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, Ingested, LifecycleOptions,
     PersonaStats, PruneReport,
 };
-pub use model::{BatchItem, PersonaInput, PersonaQuery};
+pub use lifecycle::episodes::{Observation, ObservationInput};
+pub use model::{BatchItem, Episode, Observed, PersonaInput, PersonaQuery};
 pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
 pub use store::{MemoryStore, StoreOptions, MAX_BATCH, MAX_IMPORT_LINE};

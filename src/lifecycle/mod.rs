@@ -9,6 +9,7 @@
 pub(crate) mod batch;
 pub mod compress;
 pub(crate) mod cycle;
+pub mod episodes;
 pub mod decay;
 pub mod gate;
 pub mod graph;

@@ -35,6 +35,10 @@ impl Kind {
 /// A search request. Unset filters match everything.
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
+    /// The context searched from (an episode's `episode:{id}`, a project, a tool): with the
+    /// `context-match` behaviour on, memories written in the same context rank higher
+    /// ([`Weights::same_context`]); never a filter.
+    pub context: Option<String>,
     /// What to search for, in plain words. A time named in it ("last week", "in August
     /// 2026", [`crate::search::time::find_expression`]) filters like `since`/`until` and is
     /// not searched for; with a range and nothing else to match (empty, or "what happened
@@ -78,6 +82,9 @@ pub struct SearchQuery {
     /// Hits weaker than this [`SearchHit::strength`] are dropped. `None`: the calibrated
     /// cutoff ([`min_strength`]); `Some(0.0)`: every hit, however weak (benchmarks).
     pub min_strength: Option<f64>,
+    /// Bring each hit's episode context ([`SearchHit::context`]): the episode's title and
+    /// outcome, its trajectory's summary, the observations beside it, bounded.
+    pub with_context: bool,
 }
 
 impl SearchQuery {
@@ -208,6 +215,12 @@ pub struct Weights {
     /// BM25 weight of a journal entry's episode context, the words of the entries beside
     /// it ([`crate::engine::fts`]'s `context` column); its own words weigh 1.
     pub context: f64,
+    /// Memories written in the context the query is searched from (seed 001, encoding
+    /// specificity; the `context-match` behaviour, off by default): a binary signal, so
+    /// its part in a score is at most `same_context / (k + 1)`, half of what the best
+    /// `matching` rank adds at 0.5: it reorders close matches, it does not lift a poor one
+    /// over a good one.
+    pub same_context: f64,
 }
 
 impl Default for Weights {
@@ -240,6 +253,7 @@ impl Default for Weights {
             bridge_seeds: 3,
             revived_neutral: false,
             context: 0.2,
+            same_context: 0.5,
         }
     }
 }
@@ -266,6 +280,32 @@ impl Found {
             Found::Memory(m) => format!("{}: {}", m.key, m.value),
             Found::Journal(j) => j.content.clone(),
             Found::Persona(p) => format!("{}: {}", p.address(), p.value),
+        }
+    }
+
+    /// Whether it was written in `context`: a journal entry's or persona memory's own
+    /// context; for an episode's record and its trajectories' summaries, the episode's
+    /// (`episode:{id}`) or the context the episode was started in.
+    pub fn in_context(&self, context: &str) -> bool {
+        match self {
+            Found::Memory(m) => {
+                let episode = m.episode.as_ref().map(|e| e.id.as_str()).or(m.summary_of.as_ref().map(|t| t.episode.as_str()));
+                let started_in = m.episode.as_ref().and_then(|e| e.context.as_deref());
+                episode.is_some_and(|id| context.strip_prefix("episode:") == Some(id)) || started_in == Some(context)
+            }
+            Found::Journal(j) => j.context.as_deref() == Some(context),
+            Found::Persona(p) => p.sync.life.context.as_deref() == Some(context),
+        }
+    }
+
+    /// The episode it belongs to: an observation's, an episode's record, a summary's.
+    pub fn episode(&self) -> Option<&str> {
+        match self {
+            Found::Memory(m) => {
+                m.episode.as_ref().map(|e| e.id.as_str()).or(m.summary_of.as_ref().map(|t| t.episode.as_str()))
+            }
+            Found::Journal(j) => j.observed.as_ref().map(|o| o.episode.as_str()),
+            Found::Persona(_) => None,
         }
     }
 
@@ -324,6 +364,9 @@ pub struct SearchHit {
     /// The address of the memory that replaces it now, when it is superseded (returned
     /// only with [`SearchQuery::history`]; otherwise the replacement takes its place).
     pub superseded_by: Option<String>,
+    /// The episode it belongs to, with [`SearchQuery::with_context`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::search::episode_context::EpisodeContext>,
 }
 
 /// A candidate with its raw signal values (`None`: the signal says nothing about it).
@@ -357,11 +400,12 @@ pub(crate) enum SignalKind {
     When,
     Intent,
     Graph,
+    SameContext,
 }
 
 impl SignalKind {
     /// Every signal, in the order of [`Values`].
-    pub(crate) const ALL: [SignalKind; 13] = [
+    pub(crate) const ALL: [SignalKind; 14] = [
         SignalKind::Matching,
         SignalKind::Vector,
         SignalKind::Bm25,
@@ -375,6 +419,7 @@ impl SignalKind {
         SignalKind::When,
         SignalKind::Intent,
         SignalKind::Graph,
+        SignalKind::SameContext,
     ];
 
     /// The name explanations and `--explain` show.
@@ -393,6 +438,7 @@ impl SignalKind {
             SignalKind::When => "when",
             SignalKind::Intent => "intent",
             SignalKind::Graph => "graph",
+            SignalKind::SameContext => "same_context",
         }
     }
 
@@ -412,6 +458,7 @@ impl SignalKind {
             SignalKind::When => w.when,
             SignalKind::Intent => w.intent,
             SignalKind::Graph => w.graph,
+            SignalKind::SameContext => w.same_context,
         }
     }
 }
@@ -498,6 +545,7 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
                 // Set with what the store knows of replacements (search::current).
                 status: Status::Active,
                 superseded_by: None,
+                context: None,
             }
         })
         .filter(|h| h.strength >= min_strength)

@@ -83,6 +83,7 @@ pub(crate) fn list(
                     _ => None,
                 },
                 found,
+                context: None,
             });
         }
         Ok(())

@@ -53,6 +53,7 @@ mod tests {
             revived: false,
             status: crate::model::Status::Active,
             superseded_by: None,
+            context: None,
         }
     }
 
