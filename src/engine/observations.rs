@@ -8,7 +8,7 @@ use super::records::put;
 use super::Engine;
 use crate::codec::{Path, Payload, RecordKind};
 use crate::error::Result;
-use crate::model::episode::{episode_key, EPISODE_KEY_PREFIX, TRAJECTORY_KEY_PREFIX};
+use crate::model::episode::{episode_key, EPISODE_KEY_PREFIX};
 use crate::model::{Episode, JournalEntry, Memory};
 
 /// The live flat memories whose key starts with `prefix`, by key.
@@ -57,7 +57,3 @@ pub(crate) fn observations(conn: &Connection, id: &str) -> Result<Vec<(String, J
     .collect()
 }
 
-/// Every live trajectory summary, by key.
-pub(crate) fn summaries(conn: &Connection) -> Result<Vec<Memory>> {
-    kv_with_prefix(conn, TRAJECTORY_KEY_PREFIX)
-}

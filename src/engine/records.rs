@@ -381,22 +381,28 @@ pub(crate) struct MemoryRow {
     pub key: String,
     pub ts: f64,
     pub persona: Option<PersonaMemory>,
+    /// The episode an observation belongs to, with its trajectory; an episode's record
+    /// names its own, without one.
+    pub episode: Option<(String, Option<u32>)>,
 }
 
 /// Every live memory (flat, journal, persona).
 pub(crate) fn memory_rows(conn: &Connection) -> Result<Vec<MemoryRow>> {
     let mut stmt = conn.prepare(&format!(
-        "SELECT kind, path, coalesce(key, ''), coalesce(ts, 0), CASE WHEN kind = ?1 THEN payload END
+        "SELECT kind, path, coalesce(key, ''), coalesce(ts, 0), CASE WHEN kind = ?1 THEN payload END,
+                coalesce(json_extract(payload, '$.observed.episode'), json_extract(payload, '$.episode.id')),
+                json_extract(payload, '$.observed.trajectory')
          FROM records WHERE deleted = 0 AND payload IS NOT NULL AND kind IN ({})",
         super::kinds::sql_list(&RecordKind::MEMORIES)
     ))?;
     let rows = stmt.query_map([RecordKind::Persona], |r| {
-        Ok((r.get::<_, RecordKind>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get::<_, Option<String>>(4)?))
+        let episode = r.get::<_, Option<String>>(5)?.map(|id| (id, r.get::<_, Option<u32>>(6).ok().flatten()));
+        Ok((r.get::<_, RecordKind>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get::<_, Option<String>>(4)?, episode))
     })?;
     rows.map(|row| {
-        let (kind, path, key, ts, payload) = row?;
+        let (kind, path, key, ts, payload, episode) = row?;
         let persona = payload.map(|j| serde_json::from_str(&j)).transpose()?;
-        Ok(MemoryRow { kind, path, key, ts, persona })
+        Ok(MemoryRow { kind, path, key, ts, persona, episode })
     })
     .collect()
 }

@@ -20,6 +20,7 @@ pub(crate) mod persona;
 pub(crate) mod review;
 pub(crate) mod runtime;
 pub(crate) mod similar;
+pub mod summary;
 mod switches;
 pub mod trajectory;
 
