@@ -87,14 +87,17 @@ impl MemoryStore {
         Ok(self.engine.read(move |conn, _| rows::observations(conn, &id)).await?.into_iter().map(|(_, j)| j).collect())
     }
 
-    /// [`MemoryStore::journal`] written in `context` (stored in the encrypted payload; a
-    /// search from the same context ranks it higher with the `context-match` behaviour).
-    pub async fn journal_in(&self, content: &str, context: Option<&str>) -> Result<String> {
+    /// [`MemoryStore::journal_at`] written in `context` (stored in the encrypted payload;
+    /// a search from the same context ranks it higher with the `context-match` behaviour);
+    /// `at` defaults to now.
+    pub async fn journal_in(&self, content: &str, context: Option<&str>, at: Option<f64>) -> Result<String> {
         validate_journal_content(content)?;
         if let Some(c) = context {
             validate_context(c)?;
         }
-        let mut entry = JournalEntry::new(content, self.now());
+        let at = at.unwrap_or_else(|| self.now());
+        validate_timestamp("ts", at)?;
+        let mut entry = JournalEntry::new(content, at);
         entry.context = context.map(str::to_string);
         self.parts().write(move |tx, engine, _| Ok(records::append_entry(tx, engine, entry)?.0)).await
     }

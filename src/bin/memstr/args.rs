@@ -165,7 +165,13 @@ pub(crate) enum Command {
         /// seconds) [default: now].
         #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
         at: Option<When>,
+        /// The context it is written in (a project, a tool) [default: the open episode's].
+        #[arg(long, value_name = "CONTEXT")]
+        context: Option<String>,
     },
+    /// Episodes: start one, observe into it, end it (trajectories, summaries, context).
+    #[command(subcommand)]
+    Episode(crate::episode::EpisodeCommand),
     /// The newest journal entries.
     Recent {
         /// How many entries.
@@ -335,6 +341,16 @@ pub(crate) struct SearchArgs {
     /// Search without the embedding model.
     #[arg(long)]
     pub(crate) no_vectors: bool,
+    /// Search from this context (a project, a tool, episode:ID): with the context-match
+    /// behaviour on, memories written in it rank higher.
+    #[arg(long, value_name = "CONTEXT")]
+    #[serde(default)]
+    pub(crate) context: Option<String>,
+    /// Bring each hit's episode: its title and outcome, its trajectory's summary, the
+    /// observations beside it.
+    #[arg(long)]
+    #[serde(default)]
+    pub(crate) with_context: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -495,6 +495,9 @@ impl Out {
                 time(h.found.time()),
                 l(&h.found.text())
             );
+            for line in h.context.as_ref().map(episodes::hit_context).unwrap_or_default() {
+                outln!("{line}");
+            }
             if explain {
                 for sig in &h.signals {
                     let rank = sig.rank.map(|r| format!("rank {r}")).unwrap_or_else(|| "unranked".into());
@@ -636,3 +639,5 @@ fn speaks_of(h: &memstr::search::SearchHit, sig: &memstr::search::Signal) -> Opt
     let day = |t: f64| memstr::search::time::iso8601_utc(t).chars().take(10).collect::<String>();
     Some(format!("speaks of {:?}: {} to {}", e.words(&text), day(e.start), day(e.end)))
 }
+
+mod episodes;
