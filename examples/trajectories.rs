@@ -79,7 +79,8 @@ fn report(name: &str, tune: &[&Pair], held: &[&Pair], by: fn(&Pair) -> f64, ship
         .unwrap();
     println!("\n{name}: best on tune {best:.2}, shipped {shipped:.2}");
     println!("threshold  tune P / R / F1          held-out P / R / F1");
-    let mut rows: Vec<f64> = [-0.1, -0.05, 0.0, 0.05, 0.1].iter().map(|d| ((best + d) * 100.0).round() / 100.0).collect();
+    let mut rows: Vec<f64> =
+        [-0.1, -0.05, 0.0, 0.05, 0.1].iter().map(|d| ((best + d) * 100.0).round() / 100.0).collect();
     if !rows.iter().any(|r| (r - shipped).abs() < 1e-9) {
         rows.push(shipped);
     }

@@ -23,7 +23,8 @@ fn kv_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<Memory>> {
 
 /// Every episode whose record is live, oldest first.
 pub(crate) fn episodes(conn: &Connection) -> Result<Vec<Episode>> {
-    let mut out: Vec<Episode> = kv_with_prefix(conn, EPISODE_KEY_PREFIX)?.into_iter().filter_map(|m| m.episode).collect();
+    let mut out: Vec<Episode> =
+        kv_with_prefix(conn, EPISODE_KEY_PREFIX)?.into_iter().filter_map(|m| m.episode).collect();
     out.sort_by(|a, b| a.started_at.total_cmp(&b.started_at).then_with(|| a.id.cmp(&b.id)));
     Ok(out)
 }
@@ -49,11 +50,11 @@ pub(crate) fn observations(conn: &Connection, id: &str) -> Result<Vec<(String, J
         "SELECT path, payload FROM records WHERE kind = ?1 AND deleted = 0 AND payload IS NOT NULL
            AND json_extract(payload, '$.observed.episode') = ?2 ORDER BY ts, rid",
     )?;
-    let rows = stmt.query_map(params![RecordKind::Journal, id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    let rows =
+        stmt.query_map(params![RecordKind::Journal, id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
     rows.map(|row| {
         let (path, json) = row?;
         Ok((path, serde_json::from_str(&json)?))
     })
     .collect()
 }
-

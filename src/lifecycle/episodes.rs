@@ -160,14 +160,7 @@ pub(crate) async fn observe(parts: &Parts, id: String, input: ObservationInput) 
         })
         .await?;
     let new_trajectory = last.is_none() || drift.is_some_and(Drift::starts_new);
-    Ok(Observation {
-        path,
-        episode: id,
-        trajectory,
-        new_trajectory,
-        similarity: drift.map(Drift::similarity),
-        drift,
-    })
+    Ok(Observation { path, episode: id, trajectory, new_trajectory, similarity: drift.map(Drift::similarity), drift })
 }
 
 /// Where an action's outcome will feed a procedure's reliability (`record_outcome`, built

@@ -9,8 +9,8 @@
 pub(crate) mod batch;
 pub mod compress;
 pub(crate) mod cycle;
-pub mod episodes;
 pub mod decay;
+pub mod episodes;
 pub mod gate;
 pub mod graph;
 pub mod introspect;

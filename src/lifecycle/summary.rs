@@ -35,8 +35,8 @@ fn sentences(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
     for (i, c) in text.char_indices() {
         let end = i + c.len_utf8();
-        let boundary = c == '\n'
-            || (matches!(c, '.' | '!' | '?') && bytes.get(end).is_none_or(|b| b.is_ascii_whitespace()));
+        let boundary =
+            c == '\n' || (matches!(c, '.' | '!' | '?') && bytes.get(end).is_none_or(|b| b.is_ascii_whitespace()));
         if boundary {
             let s = text[start..end].trim();
             if !s.is_empty() {
@@ -183,7 +183,11 @@ mod tests {
         let o = [
             obs("The billing deploy to staging failed. The coffee machine is broken.", None, None),
             obs("The billing migration timed out after 30 seconds on staging.", None, None),
-            obs("Raised the billing migration timeout in deploy.yaml and redeployed.", Some("redeploy billing"), Some("success")),
+            obs(
+                "Raised the billing migration timeout in deploy.yaml and redeployed.",
+                Some("redeploy billing"),
+                Some("success"),
+            ),
             obs("Told Priya that billing is on staging.", None, None),
         ];
         let refs: Vec<&JournalEntry> = o.iter().collect();

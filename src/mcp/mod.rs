@@ -13,6 +13,7 @@
 //! tool error that says what to do. Setup for clients: docs/agents.md.
 
 mod args;
+mod episodes;
 mod http;
 mod render;
 mod reply;

@@ -289,7 +289,8 @@ impl Found {
     pub fn in_context(&self, context: &str) -> bool {
         match self {
             Found::Memory(m) => {
-                let episode = m.episode.as_ref().map(|e| e.id.as_str()).or(m.summary_of.as_ref().map(|t| t.episode.as_str()));
+                let episode =
+                    m.episode.as_ref().map(|e| e.id.as_str()).or(m.summary_of.as_ref().map(|t| t.episode.as_str()));
                 let started_in = m.episode.as_ref().and_then(|e| e.context.as_deref());
                 episode.is_some_and(|id| context.strip_prefix("episode:") == Some(id)) || started_in == Some(context)
             }

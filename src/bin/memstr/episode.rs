@@ -82,7 +82,13 @@ fn episode_line(e: &Episode) -> String {
         (Some(_), Some(o)) => format!("ended: {o}"),
         (Some(_), None) => "ended".to_string(),
     };
-    format!("{}\t{}\t{}\t{}", e.id, memstr::search::query::utc_string(e.started_at), display::line(&state), display::line(&e.title))
+    format!(
+        "{}\t{}\t{}\t{}",
+        e.id,
+        memstr::search::query::utc_string(e.started_at),
+        display::line(&state),
+        display::line(&e.title)
+    )
 }
 
 pub(crate) async fn run(store: &MemoryStore, out: &Out, cmd: &EpisodeCommand) -> Result<ExitCode> {
@@ -129,7 +135,11 @@ pub(crate) async fn run(store: &MemoryStore, out: &Out, cmd: &EpisodeCommand) ->
                             format!("\t[{}]", display::line(&format!("{a}{r}")))
                         })
                         .unwrap_or_default();
-                    lines.push(format!("  {t}\t{}\t{}{did}", memstr::search::query::utc_string(o.created_at), display::line(&o.content)));
+                    lines.push(format!(
+                        "  {t}\t{}\t{}{did}",
+                        memstr::search::query::utc_string(o.created_at),
+                        display::line(&o.content)
+                    ));
                 }
                 lines.join("\n")
             });

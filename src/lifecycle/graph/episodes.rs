@@ -64,7 +64,11 @@ mod tests {
         record.episode = Some(("ep-1".into(), None));
         // Days apart: only the episode joins them in time.
         let day = 86_400.0;
-        let g = KnowledgeGraph::build(&[record, obs(0.0, 0), obs(3.0 * day, 0), obs(6.0 * day, 1)], &[], &GraphParams::default());
+        let g = KnowledgeGraph::build(
+            &[record, obs(0.0, 0), obs(3.0 * day, 0), obs(6.0 * day, 1)],
+            &[],
+            &GraphParams::default(),
+        );
         let now = 6.0 * day;
         let w = |a: &str, b: &str, k| g.weight(a, b, k, now);
         assert!(w("episode:ep-1", "trajectory:ep-1:0", EdgeKind::PartOf).is_some());
@@ -74,8 +78,12 @@ mod tests {
         assert!(w("trajectory:ep-1:1", &format!("sense-journal/{}", 6.0 * day), EdgeKind::PartOf).is_some());
         assert!(w("trajectory:ep-1:0", &format!("sense-journal/{}", 6.0 * day), EdgeKind::PartOf).is_none());
         assert!(w("sense-journal/0", &format!("sense-journal/{}", 3.0 * day), EdgeKind::Temporal).is_some());
-        assert!(w(&format!("sense-journal/{}", 3.0 * day), &format!("sense-journal/{}", 6.0 * day), EdgeKind::Temporal)
-            .is_some());
+        assert!(w(
+            &format!("sense-journal/{}", 3.0 * day),
+            &format!("sense-journal/{}", 6.0 * day),
+            EdgeKind::Temporal
+        )
+        .is_some());
         assert!(w("sense-memory/memstr-episode:ep-1", "episode:ep-1", EdgeKind::PartOf).is_some());
     }
 }
