@@ -473,7 +473,7 @@ pub(crate) fn candidates(
         // candidate, so no kind gains by carrying it.
         values[S::Episode] = Some(if row.kind == RecordKind::Journal { episode_best(row.ts) } else { match_of[&rid] });
         if let Some(c) = ctx.context {
-            values[S::SameContext] = Some(if found.in_context(c) { 1.0 } else { 0.0 });
+            values[S::SameContext] = found.in_context(c).then_some(1.0);
         }
         if let Some((a, b)) = ctx.span {
             values[S::Time] = Some(crate::search::time::closeness(t, a, b));

@@ -216,10 +216,11 @@ pub struct Weights {
     /// it ([`crate::engine::fts`]'s `context` column); its own words weigh 1.
     pub context: f64,
     /// Memories written in the context the query is searched from (seed 001, encoding
-    /// specificity; the `context-match` behaviour, off by default): a binary signal, so
-    /// its part in a score is at most `same_context / (k + 1)`, half of what the best
-    /// `matching` rank adds at 0.5: it reorders close matches, it does not lift a poor one
-    /// over a good one.
+    /// specificity; the `context-match` behaviour, off by default): a presence signal
+    /// (only memories in the context carry it), so it adds exactly `same_context / (k + 1)`
+    /// to theirs and nothing to the others: at 0.3 and k = 60, 0.0049, under a third of
+    /// what the best `matching` rank adds (1/61): it reorders close matches, it does not
+    /// lift a poor one over a good one. Never a filter.
     pub same_context: f64,
 }
 
@@ -253,7 +254,7 @@ impl Default for Weights {
             bridge_seeds: 3,
             revived_neutral: false,
             context: 0.2,
-            same_context: 0.5,
+            same_context: 0.3,
         }
     }
 }
@@ -443,6 +444,12 @@ impl SignalKind {
         }
     }
 
+    /// A signal only the candidates it favours carry (all with one value, so all ranked
+    /// first), the others none: its part in a score is its weight over `k + 1`, or nothing.
+    pub(crate) fn by_presence(self) -> bool {
+        self == SignalKind::SameContext
+    }
+
     /// Its weight in `w`.
     pub(crate) fn weight(self, w: &Weights) -> f64 {
         match self {
@@ -505,7 +512,9 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
         }
         let mut scored: Vec<(usize, f64)> =
             cands.iter().enumerate().filter_map(|(i, c)| c.values[s].map(|v| (i, v))).collect();
-        let discriminates = scored.windows(2).any(|p| p[0].1 != p[1].1) || (scored.len() == 1 && n > 1);
+        // A presence signal discriminates when some candidates carry it and others not.
+        let present = s.by_presence() && !scored.is_empty() && scored.len() < n;
+        let discriminates = present || scored.windows(2).any(|p| p[0].1 != p[1].1) || (scored.len() == 1 && n > 1);
         if !discriminates {
             continue;
         }
