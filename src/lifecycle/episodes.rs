@@ -6,7 +6,7 @@
 //! Everything is data: the episode's record and its observations are events like any
 //! memory, so an open episode survives a restart and continues on another device.
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use super::trajectory::Drift;
@@ -89,9 +89,8 @@ fn ended(id: &str) -> crate::error::Error {
 /// A fresh episode id: `ep-` and 16 hex digits, random per process and counted within it.
 fn new_id(device: &str, now: f64) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    (device, now.to_bits(), COUNTER.fetch_add(1, Ordering::Relaxed), std::process::id()).hash(&mut h);
-    format!("ep-{:016x}", h.finish())
+    let seed = (device, now.to_bits(), COUNTER.fetch_add(1, Ordering::Relaxed), std::process::id());
+    format!("ep-{:016x}", std::collections::hash_map::RandomState::new().hash_one(seed))
 }
 
 /// Starts an episode titled `title` (its goal) at `at`.

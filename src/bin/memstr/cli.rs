@@ -259,7 +259,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
         Command::Purge { reference } => out.event_id(&store.purge(reference).await?),
         Command::Journal { text, at, context } => {
             let t = at.as_ref().map_or(now, |w| w.at(now));
-            let id = crate::episode::journal(&store, &value_arg(text)?, t, context.as_deref()).await?;
+            let id = crate::episode::journal(store, &value_arg(text)?, t, context.as_deref()).await?;
             out.written(&memstr::address_of(&memstr::MemoryPath::journal(t)), &id)
         }
         Command::Recent { limit, since, until } => {
@@ -389,7 +389,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             out.compressed(&store.persona_compress_with(options).await?);
         }
         Command::Consolidate => out.consolidation(&store.consolidate().await?),
-        Command::Episode(cmd) => return crate::episode::run(&store, &out, cmd).await,
+        Command::Episode(cmd) => return crate::episode::run(store, out, cmd).await,
         Command::Pin { reference } => {
             store.persona_pin(reference, true).await?;
             out.done(&format!("pinned {reference}"));

@@ -9,12 +9,14 @@ use petgraph::graph::{EdgeIndex, NodeIndex};
 use super::{EdgeKind, KnowledgeGraph, MemoryNode, NodeKind};
 
 type Seen = HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeIndex>;
+/// A trajectory's observations: time, path, node.
+type Observations<'a> = Vec<(f64, &'a str, NodeIndex)>;
 
 impl KnowledgeGraph {
     /// Adds each episode's nodes and edges for the memories `kept` (with their indices).
     pub(super) fn link_episodes(&mut self, seen: &mut Seen, kept: &[(NodeIndex, &MemoryNode)]) {
         // Episode → trajectory → its observations in time order.
-        let mut episodes: BTreeMap<&str, BTreeMap<u32, Vec<(f64, &str, NodeIndex)>>> = BTreeMap::new();
+        let mut episodes: BTreeMap<&str, BTreeMap<u32, Observations>> = BTreeMap::new();
         for &(ix, n) in kept {
             let Some((id, trajectory)) = &n.episode else { continue };
             let trajectories = episodes.entry(id.as_str()).or_default();
