@@ -431,6 +431,22 @@ mod tests {
 
         let j = Payload::Journal(JournalEntry::new("today", 1795239472.3708987));
         assert_eq!(round_trip(&Path::journal(1795239472.3708987), &j), j);
+        // An observation: its episode, trajectory, action, outcome and context in "memstr".
+        let mut o = JournalEntry::new("deploy failed", 5.0);
+        let mut observed = crate::model::Observed::new("ep-1", 2);
+        observed.action = Some("deploy".into());
+        observed.outcome = Some(crate::model::Outcome::Failure);
+        (o.observed, o.context) = (Some(observed), Some("episode:ep-1".into()));
+        let o = Payload::Journal(o);
+        let v = o.to_value(None);
+        assert_eq!(v["content"], "deploy failed", "the published client's fields stay as they are");
+        assert_eq!(v["memstr"]["observed"]["trajectory"], 2);
+        assert_eq!(round_trip(&Path::journal(5.0), &o), o);
+        let mut bad = obj(v);
+        bad.insert("memstr".into(), json!({"observed": {"episode": "../x", "trajectory": 0}}));
+        assert_eq!(Payload::decode(&Path::journal(5.0), &bad, 1.0), Err(RejectReason::InvalidPayload));
+        bad.insert("memstr".into(), json!({"observed": {"episode": "ep-1", "trajectory": "two"}}));
+        assert_eq!(Payload::decode(&Path::journal(5.0), &bad, 1.0), Err(RejectReason::MalformedPayload));
 
         let mut pm = PersonaMemory::new("people", "facts", "alice", "likes tea", 100.0);
         pm.connections = vec!["bob".into()];
