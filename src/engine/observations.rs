@@ -11,13 +11,17 @@ use crate::error::Result;
 use crate::model::episode::{episode_key, EPISODE_KEY_PREFIX};
 use crate::model::{Episode, JournalEntry, Memory};
 
-/// The live flat memories whose key starts with `prefix`, by key.
+/// The live flat memories whose key starts with `prefix` (which ends in `:`), by key: a
+/// range of the key index, so asking costs nothing when there are none (the MCP tools ask
+/// on every write, for the open episode's context).
 fn kv_with_prefix(conn: &Connection, prefix: &str) -> Result<Vec<Memory>> {
+    debug_assert!(prefix.ends_with(':'));
+    let end = format!("{};", &prefix[..prefix.len() - 1]);
     let mut stmt = conn.prepare_cached(
-        "SELECT payload FROM records WHERE kind = ?1 AND deleted = 0 AND payload IS NOT NULL
-           AND substr(key, 1, length(?2)) = ?2 ORDER BY key",
+        "SELECT payload FROM records WHERE key >= ?2 AND key < ?3 AND kind = ?1 AND deleted = 0
+           AND payload IS NOT NULL ORDER BY key",
     )?;
-    let rows = stmt.query_map(params![RecordKind::Kv, prefix], |r| r.get::<_, String>(0))?;
+    let rows = stmt.query_map(params![RecordKind::Kv, prefix, end], |r| r.get::<_, String>(0))?;
     rows.map(|j| Ok(serde_json::from_str(&j?)?)).collect()
 }
 
