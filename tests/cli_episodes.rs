@@ -142,4 +142,13 @@ fn search_with_context_and_a_context_escaped() {
             .any(|s| s["name"] == "same_context")),
         "{on}"
     );
+    // A persona memory written in a context keeps it.
+    st.ok(
+        T0 + 170.0,
+        &["persona", "add", "projects", "procedures", "ship", "Ship on Tuesdays.", "--context", "project:x"],
+    );
+    let m = st.json(T0 + 180.0, &["persona", "get", "projects", "procedures", "ship", "--peek"]);
+    assert_eq!(m["context"], "project:x");
+    let out = st.output(T0 + 190.0, &["persona", "add", "projects", "procedures", "bad", "v", "--context", "a\u{7}b"]);
+    assert!(!out.status.success(), "a context with a control character is refused");
 }

@@ -508,6 +508,9 @@ pub(crate) enum PersonaCommand {
         /// supersedes, novel content is created (prints the decision).
         #[arg(long)]
         gate: bool,
+        /// The context it is written in (a project, a tool, episode:ID).
+        #[arg(long, value_name = "CONTEXT")]
+        context: Option<String>,
     },
     /// Show one memory (counts as an access unless --peek).
     Get {

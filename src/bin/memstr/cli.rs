@@ -554,6 +554,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
             importance,
             at,
             gate,
+            context,
         } => {
             let input = PersonaInput {
                 themes: themes.clone(),
@@ -563,6 +564,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
                 halflife_days: *halflife,
                 importance: *importance,
                 at: at.as_ref().map(|w| w.at(now)),
+                context: context.clone(),
                 ..PersonaInput::new(domain, facet, key, &value_arg(value)?)
             };
             if *gate {

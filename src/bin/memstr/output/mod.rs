@@ -60,6 +60,9 @@ fn persona_json(m: &PersonaMemory, live: (f64, MemoryState)) -> Value {
     if m.sync.life.pinned {
         obj.insert("pinned".into(), true.into());
     }
+    if let Some(c) = &m.sync.life.context {
+        obj.insert("context".into(), c.as_str().into());
+    }
     v
 }
 
