@@ -278,3 +278,38 @@ async fn an_episode_written_on_one_store_is_read_and_continued_on_another() {
     assert_eq!(back.outcome, Some(Outcome::Other("moved".into())));
     assert_eq!(rule(a.observe(&e.id, ObservationInput::new("late")).await.unwrap_err()), "open-episode");
 }
+
+/// The published client (sense-memory 0.3.1) reads an episode's record as a flat memory and
+/// its observations as journal entries: memstr's fields ride in the `"memstr"` object.
+#[tokio::test]
+async fn the_published_client_reads_episodes_as_memories_and_journal_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open_compatible_at(dir.path(), T0).await;
+    let e = store.episode_start("Fix the billing deploy", None).await.unwrap();
+    clock.set(T0 + 60.0);
+    let input = ObservationInput::new("The billing deploy failed.").action("deploy").outcome("failure");
+    store.observe(&e.id, input).await.unwrap();
+    store.episode_end(&e.id, Some(Outcome::Success)).await.unwrap();
+    let file = dir.path().join("export.jsonl");
+    let lines: Vec<String> =
+        store.export_events().await.unwrap().iter().map(memstr::nostr::JsonUtil::as_json).collect();
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    let expect = serde_json::json!({
+        "kv": {format!("memstr-episode:{}", e.id): "Episode: Fix the billing deploy (ended: success)"},
+        "journal_contents": ["The billing deploy failed."],
+        "persona_keys": [],
+    });
+    let expect_file = dir.path().join("expect.json");
+    std::fs::write(&expect_file, expect.to_string()).unwrap();
+    let out = std::process::Command::new(python())
+        .arg(repo().join("scripts/interop/verify_events.py"))
+        .arg(&file)
+        .args(["--secret-hex", TEST_SECRET, "--expect"])
+        .arg(&expect_file)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "verify_events.py failed:\n{stdout}\n{stderr}");
+    let result: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(result["errors"], serde_json::json!([]), "{result}");
+}
