@@ -106,7 +106,8 @@ fn search_with_context_and_a_context_escaped() {
     st.json(T0, &["episode", "start", "Deploy day"]);
     st.ok(T0 + 60.0, &["episode", "observe", "The staging deploy of billing timed out on the migration.\u{1b}[2J"]);
     st.ok(T0 + 120.0, &["episode", "observe", "Raised the billing migration timeout to 120 seconds."]);
-    st.ok(T0 + 130.0, &["consolidate"]);
+    let consolidated = st.ok(T0 + 130.0, &["consolidate"]);
+    assert!(consolidated.contains("  summarised memstr-trajectory:ep-"), "{consolidated}");
     let hits = st.json(T0 + 140.0, &["search", "timeout 120 seconds", "--kind", "journal", "--with-context"]);
     let c = &hits[0]["context"];
     assert_eq!(c["trajectory"], 0);

@@ -162,6 +162,9 @@ impl Out {
         for p in &r.promoted {
             outln!("  promoted {}", l(p));
         }
+        for k in &r.summarised {
+            outln!("  summarised {}", l(k));
+        }
     }
 
     pub fn neighbours(&self, ns: &[GraphNeighbour]) {
