@@ -375,6 +375,10 @@ pub enum Rule {
     NotAGoal(String),
     /// Outcomes are recorded for procedures; this memory is of another type.
     NotAProcedure(String),
+    /// No live episode has this id.
+    UnknownEpisode(String),
+    /// The episode has ended: nothing more can be observed in it, and it cannot end again.
+    EpisodeEnded(String),
     /// A batch holds more items than one transaction takes ([`crate::MAX_BATCH`]).
     BatchTooLarge {
         /// The most one batch takes.
@@ -408,6 +412,8 @@ impl Rule {
             Rule::UnknownVerdict(_) => "known-verdict",
             Rule::NotAGoal(_) => "goal-status-on-goal",
             Rule::NotAProcedure(_) => "outcome-on-procedure",
+            Rule::UnknownEpisode(_) => "known-episode",
+            Rule::EpisodeEnded(_) => "open-episode",
         }
     }
 }
@@ -454,6 +460,8 @@ impl fmt::Display for Rule {
             Rule::NotAProcedure(t) => {
                 write!(f, "names a memory of type {t}; outcomes are recorded for procedures")
             }
+            Rule::UnknownEpisode(id) => write!(f, "is {id:?}; no episode has that id"),
+            Rule::EpisodeEnded(id) => write!(f, "is {id:?}, an episode that has ended (start a new one)"),
             Rule::BatchTooLarge { max, len } => {
                 write!(f, "holds {len} items; one batch takes at most {max} (split it, or import with memstr import --memories)")
             }

@@ -62,10 +62,11 @@ pub use engine::books::RelayInfo;
 pub use engine::{address_of, ImportReport, Outcome, Resolved, StoreStats, FUTURE_SLACK};
 #[cfg(feature = "vectors")]
 pub use index::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
+pub use lifecycle::episodes::{Observation, ObservationInput};
 pub use lifecycle::{
     Behaviour, Behaviours, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, Ingested, LifecycleOptions,
     PersonaStats, PruneReport,
 };
-pub use model::{BatchItem, PersonaInput, PersonaQuery};
+pub use model::{BatchItem, Episode, Observed, PersonaInput, PersonaQuery};
 pub use search::{Found, PersonaHit, SearchHit, SearchQuery};
 pub use store::{MemoryStore, StoreOptions, MAX_BATCH, MAX_IMPORT_LINE};

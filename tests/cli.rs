@@ -2187,12 +2187,7 @@ fn sync_full_flag_reads_everything_again() {
     // not read it again, a full one does.
     let codec =
         memstr::codec::Codec::new(memstr::nostr::Keys::parse(SECRET_HEX).unwrap(), memstr::DTagMode::Blinded).unwrap();
-    let payload = memstr::codec::Payload::Kv(memstr::Memory {
-        key: "old".into(),
-        value: "v".into(),
-        created_at: T0,
-        archived_at: None,
-    });
+    let payload = memstr::codec::Payload::Kv(memstr::Memory::new("old", "v", T0));
     let old = codec.record_event(&memstr::MemoryPath::Kv { key: "old".into() }, &payload, T0 as u64).unwrap();
     run_with_stdin(a.cmd(&["import", "--events"]), &format!("{}\n", memstr::nostr::JsonUtil::as_json(&old))).ok();
     a.ok(&["remember", "new", "v"]);
@@ -2243,12 +2238,7 @@ fn status_shows_a_misbehaving_relay_with_its_reason_and_the_quarantine() {
     let codec =
         memstr::codec::Codec::new(memstr::nostr::Keys::parse(SECRET_HEX).unwrap(), memstr::DTagMode::Compatible)
             .unwrap();
-    let payload = memstr::codec::Payload::Kv(memstr::Memory {
-        key: "f".into(),
-        value: "v".into(),
-        created_at: 4.1e9,
-        archived_at: None,
-    });
+    let payload = memstr::codec::Payload::Kv(memstr::Memory::new("f", "v", 4.1e9));
     let future = codec.record_event(&memstr::MemoryPath::Kv { key: "f".into() }, &payload, 4_102_444_800).unwrap();
     let line = format!("{}\n", memstr::nostr::JsonUtil::as_json(&future));
     let out = run_with_stdin(st.cmd(&["import", "--events"]), &line).ok();

@@ -123,6 +123,14 @@ fn the_right_memory_through_the_official_client_gate_cases_states_and_history() 
     client_script("test_right_memory.py", "stdio", &[bin()], dir.path());
 }
 
+/// Issue 27: the episode tools, and the context remember, journal and search take.
+#[test]
+fn episode_tools_and_context_arguments_through_the_official_client() {
+    let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
+    client_script("test_episodes.py", "stdio", &[bin()], dir.path());
+}
+
 #[test]
 fn types_goals_outcomes_and_feedback_through_the_official_client() {
     let dir = tempfile::tempdir().unwrap();

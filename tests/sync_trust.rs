@@ -35,8 +35,7 @@ fn codec() -> Codec {
 
 /// A flat memory of ours, signed with `created_at`.
 fn kv_event(key: &str, value: &str, created_at: u64) -> memstr::nostr::Event {
-    let payload =
-        Payload::Kv(Memory { key: key.into(), value: value.into(), created_at: created_at as f64, archived_at: None });
+    let payload = Payload::Kv(Memory::new(key, value, created_at as f64));
     codec().record_event(&MemoryPath::Kv { key: key.into() }, &payload, created_at).unwrap()
 }
 

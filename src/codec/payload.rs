@@ -8,6 +8,7 @@ use serde_json::{json, Map, Value};
 
 use super::dtag::Path;
 use crate::error::RejectReason;
+use crate::model::episode::{validate_context, validate_episode_id, validate_label, MAX_LABEL};
 use crate::model::{
     validate_journal_content, validate_key, validate_timestamp, validate_value, IntrospectionReport, JournalEntry,
     Memory, MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS,
@@ -72,13 +73,16 @@ impl Payload {
     /// is blinded, so the reader can recover and check the address.
     pub fn to_value(&self, blinded_path: Option<&str>) -> Value {
         let mut v = match self {
-            Payload::Kv(m) => with_archive(
+            Payload::Kv(m) => with_extras(
                 json!({"type": TYPE_KV, "key": m.key, "value": m.value, "ts": m.created_at}),
                 m.archived_at,
+                [("episode", to_json(&m.episode)), ("summary_of", to_json(&m.summary_of))],
             ),
-            Payload::Journal(j) => {
-                with_archive(json!({"type": TYPE_JOURNAL, "content": j.content, "ts": j.created_at}), j.archived_at)
-            }
+            Payload::Journal(j) => with_extras(
+                json!({"type": TYPE_JOURNAL, "content": j.content, "ts": j.created_at}),
+                j.archived_at,
+                [("observed", to_json(&j.observed)), ("context", to_json(&j.context))],
+            ),
             Payload::Persona(p) => json!({
                 "type": TYPE_PERSONA,
                 "domain": p.domain,
@@ -149,7 +153,14 @@ impl Payload {
                 validate_value(value).map_err(|_| RejectReason::InvalidPayload)?;
                 let ts = time_field(obj, "ts", event_time)?;
                 let archived_at = archived_at(obj)?;
-                Ok(Payload::Kv(Memory { key: k.to_string(), value: value.to_string(), created_at: ts, archived_at }))
+                let mut m = Memory::new(k, value, ts);
+                m.archived_at = archived_at;
+                m.episode = extra(obj, "episode")?;
+                m.summary_of = extra(obj, "summary_of")?;
+                if m.episode.as_ref().is_some_and(|e| !episode_ok(e)) {
+                    return Err(RejectReason::InvalidPayload);
+                }
+                Ok(Payload::Kv(m))
             }
             Path::Journal { ts: path_ts, .. } => {
                 expect_type(ty, Some(TYPE_JOURNAL))?;
@@ -159,15 +170,23 @@ impl Payload {
                 if ts != *path_ts {
                     return Err(RejectReason::DTagMismatch);
                 }
-                let archived_at = archived_at(obj)?;
-                Ok(Payload::Journal(JournalEntry { content: content.to_string(), created_at: ts, archived_at }))
+                let mut j = JournalEntry::new(content, ts);
+                j.archived_at = archived_at(obj)?;
+                j.observed = extra(obj, "observed")?;
+                j.context = extra(obj, "context")?;
+                if j.observed.as_ref().is_some_and(|o| validate_episode_id(&o.episode).is_err())
+                    || j.context.as_deref().is_some_and(|c| validate_context(c).is_err())
+                {
+                    return Err(RejectReason::InvalidPayload);
+                }
+                Ok(Payload::Journal(j))
             }
             Path::Kind4 { .. } => {
                 expect_type(ty, Some(TYPE_JOURNAL))?;
                 let content = req_str(obj, "content")?;
                 validate_journal_content(content).map_err(|_| RejectReason::InvalidPayload)?;
                 let ts = time_field(obj, "ts", event_time)?;
-                Ok(Payload::Journal(JournalEntry { content: content.to_string(), created_at: ts, archived_at: None }))
+                Ok(Payload::Journal(JournalEntry::new(content, ts)))
             }
             Path::Persona { domain, facet, key } => {
                 expect_type(ty, Some(TYPE_PERSONA))?;
@@ -213,11 +232,42 @@ impl Payload {
 
 /// memstr's archive mark on a flat memory or journal entry, in the `"memstr"` object the
 /// published client ignores.
-fn with_archive(mut v: Value, archived_at: Option<f64>) -> Value {
-    if let (Some(at), Some(obj)) = (archived_at, v.as_object_mut()) {
-        obj.insert("memstr".into(), json!({ "archived_at": at }));
+/// Adds memstr's `"memstr"` object (the archive mark, an episode's fields) to a flat
+/// memory's or journal entry's JSON when it has any; the published client ignores it.
+fn with_extras<const N: usize>(mut v: Value, archived_at: Option<f64>, extras: [(&str, Value); N]) -> Value {
+    let mut memstr = Map::new();
+    if let Some(at) = archived_at {
+        memstr.insert("archived_at".into(), json!(at));
+    }
+    for (name, value) in extras {
+        if !value.is_null() {
+            memstr.insert(name.into(), value);
+        }
+    }
+    if let (false, Some(obj)) = (memstr.is_empty(), v.as_object_mut()) {
+        obj.insert("memstr".into(), Value::Object(memstr));
     }
     v
+}
+
+fn to_json<T: Serialize>(x: &Option<T>) -> Value {
+    serde_json::to_value(x).unwrap_or(Value::Null)
+}
+
+/// One of memstr's fields in the `"memstr"` object, typed (absent or null: `None`).
+fn extra<T: serde::de::DeserializeOwned>(obj: &Map<String, Value>, name: &str) -> Result<Option<T>, RejectReason> {
+    match obj.get("memstr").and_then(|m| m.get(name)) {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => serde_json::from_value(v.clone()).map(Some).map_err(|_| RejectReason::MalformedPayload),
+    }
+}
+
+/// An episode record from elsewhere holds to the rules a local one does.
+fn episode_ok(e: &crate::model::Episode) -> bool {
+    validate_episode_id(&e.id).is_ok()
+        && validate_label("title", &e.title, MAX_LABEL).is_ok()
+        && e.started_at.is_finite()
+        && e.ended_at.is_none_or(f64::is_finite)
 }
 
 /// Reads the archive mark of a flat memory or journal entry: a finite, non-negative time.
@@ -376,15 +426,27 @@ mod tests {
 
     #[test]
     fn every_payload_round_trips() {
-        let kv = Payload::Kv(Memory { key: "k".into(), value: "v\n\"q\"".into(), created_at: 1.5, archived_at: None });
+        let kv = Payload::Kv(Memory::new("k", "v\n\"q\"", 1.5));
         assert_eq!(round_trip(&Path::Kv { key: "k".into() }, &kv), kv);
 
-        let j = Payload::Journal(JournalEntry {
-            content: "today".into(),
-            created_at: 1795239472.3708987,
-            archived_at: None,
-        });
+        let j = Payload::Journal(JournalEntry::new("today", 1795239472.3708987));
         assert_eq!(round_trip(&Path::journal(1795239472.3708987), &j), j);
+        // An observation: its episode, trajectory, action, outcome and context in "memstr".
+        let mut o = JournalEntry::new("deploy failed", 5.0);
+        let mut observed = crate::model::Observed::new("ep-1", 2);
+        observed.action = Some("deploy".into());
+        observed.outcome = Some(crate::model::Outcome::Failure);
+        (o.observed, o.context) = (Some(observed), Some("episode:ep-1".into()));
+        let o = Payload::Journal(o);
+        let v = o.to_value(None);
+        assert_eq!(v["content"], "deploy failed", "the published client's fields stay as they are");
+        assert_eq!(v["memstr"]["observed"]["trajectory"], 2);
+        assert_eq!(round_trip(&Path::journal(5.0), &o), o);
+        let mut bad = obj(v);
+        bad.insert("memstr".into(), json!({"observed": {"episode": "../x", "trajectory": 0}}));
+        assert_eq!(Payload::decode(&Path::journal(5.0), &bad, 1.0), Err(RejectReason::InvalidPayload));
+        bad.insert("memstr".into(), json!({"observed": {"episode": "ep-1", "trajectory": "two"}}));
+        assert_eq!(Payload::decode(&Path::journal(5.0), &bad, 1.0), Err(RejectReason::MalformedPayload));
 
         let mut pm = PersonaMemory::new("people", "facts", "alice", "likes tea", 100.0);
         pm.connections = vec!["bob".into()];

@@ -168,12 +168,19 @@ pub(crate) fn all_kv(conn: &Connection) -> Result<Vec<Memory>> {
 /// Appends a journal entry at `at`, never replacing one at the same instant (the
 /// published client would): entries are addressed by their timestamp.
 pub(crate) fn append_journal(tx: &Transaction, engine: &Engine, content: String, at: f64) -> Result<String> {
-    let mut ts = at;
+    Ok(append_entry(tx, engine, JournalEntry::new(&content, at))?.0)
+}
+
+/// [`append_journal`] for an entry with memstr's fields (an observation, a context);
+/// returns the event id and the entry's path.
+pub(crate) fn append_entry(tx: &Transaction, engine: &Engine, mut entry: JournalEntry) -> Result<(String, String)> {
+    let mut ts = entry.created_at;
     while path_taken(tx, &Path::journal(ts))? {
         ts = f64::from_bits(ts.to_bits() + 1);
     }
-    let entry = JournalEntry { content, created_at: ts, archived_at: None };
-    put(tx, engine, &Path::journal(ts), Payload::Journal(entry))
+    entry.created_at = ts;
+    let path = Path::journal(ts);
+    Ok((put(tx, engine, &path, Payload::Journal(entry))?, path.to_d()))
 }
 
 /// Whether `path` has a row: a record, or the marker of a deleted one.
@@ -390,22 +397,28 @@ pub(crate) struct MemoryRow {
     pub key: String,
     pub ts: f64,
     pub persona: Option<PersonaMemory>,
+    /// The episode an observation belongs to, with its trajectory; an episode's record
+    /// names its own, without one.
+    pub episode: Option<(String, Option<u32>)>,
 }
 
 /// Every live memory (flat, journal, persona).
 pub(crate) fn memory_rows(conn: &Connection) -> Result<Vec<MemoryRow>> {
     let mut stmt = conn.prepare(&format!(
-        "SELECT kind, path, coalesce(key, ''), coalesce(ts, 0), CASE WHEN kind = ?1 THEN payload END
+        "SELECT kind, path, coalesce(key, ''), coalesce(ts, 0), CASE WHEN kind = ?1 THEN payload END,
+                coalesce(json_extract(payload, '$.observed.episode'), json_extract(payload, '$.episode.id')),
+                json_extract(payload, '$.observed.trajectory')
          FROM records WHERE deleted = 0 AND payload IS NOT NULL AND kind IN ({})",
         super::kinds::sql_list(&RecordKind::MEMORIES)
     ))?;
     let rows = stmt.query_map([RecordKind::Persona], |r| {
-        Ok((r.get::<_, RecordKind>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get::<_, Option<String>>(4)?))
+        let episode = r.get::<_, Option<String>>(5)?.map(|id| (id, r.get::<_, Option<u32>>(6).ok().flatten()));
+        Ok((r.get::<_, RecordKind>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get::<_, Option<String>>(4)?, episode))
     })?;
     rows.map(|row| {
-        let (kind, path, key, ts, payload) = row?;
+        let (kind, path, key, ts, payload, episode) = row?;
         let persona = payload.map(|j| serde_json::from_str(&j)).transpose()?;
-        Ok(MemoryRow { kind, path, key, ts, persona })
+        Ok(MemoryRow { kind, path, key, ts, persona, episode })
     })
     .collect()
 }

@@ -68,11 +68,11 @@ pub(crate) fn prepare(
             BatchItem::Kv { key, value, at } => {
                 let at = at.expect("set above");
                 let path = Path::Kv { key: key.clone() };
-                (path, Payload::Kv(Memory { key, value, created_at: at, archived_at: None }), Plan::Kv)
+                (path, Payload::Kv(Memory::new(&key, &value, at)), Plan::Kv)
             }
             BatchItem::Journal { content, at } => {
                 let at = at.expect("set above");
-                let entry = crate::model::JournalEntry { content: content.clone(), created_at: at, archived_at: None };
+                let entry = crate::model::JournalEntry::new(&content, at);
                 (Path::journal(at), Payload::Journal(entry), Plan::Journal { content, at })
             }
             BatchItem::Persona(input) => {

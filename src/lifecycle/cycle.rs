@@ -50,6 +50,9 @@ pub struct ConsolidationReport {
     pub edges_pruned: usize,
     /// Learned edges after the cycle.
     pub edges: usize,
+    /// Trajectory summaries written (new, or grown since the last), by key
+    /// ([`super::summary`]).
+    pub summarised: Vec<String>,
     /// When it ran.
     pub at: f64,
 }
@@ -63,6 +66,7 @@ impl ConsolidationReport {
             || self.strengthened > 0
             || self.decay_days > 0
             || self.edges_pruned > 0
+            || !self.summarised.is_empty()
     }
 }
 
@@ -266,7 +270,8 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     crate::index::pipeline::embed_persona(engine, &parts.vectors).await?;
     let similar = similar_inputs(parts).await?;
     let now = engine.now();
-    let mut report = ConsolidationReport { at: now, promoted, ..Default::default() };
+    let summarised = super::summary::summarise_trajectories(parts).await?;
+    let mut report = ConsolidationReport { at: now, promoted, summarised, ..Default::default() };
     // Pruning is chosen on a reader and written `WRITE_BATCH` memories a transaction, each
     // judged again on the row it writes: the writer is never held for the whole store, so
     // a search's accesses and other writes get in between.

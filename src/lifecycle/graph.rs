@@ -11,6 +11,11 @@
 //!
 //! - [`NodeKind::Memory`]: one per record, identified by its path (its plain d tag, e.g.
 //!   `sense-memory/persona/people/facts/alice`). A repeated path keeps its first node.
+//! - [`NodeKind::Episode`] and [`NodeKind::Trajectory`]: `episode:{id}` and
+//!   `trajectory:{id}:{n}`, from the episodes' records and observations
+//!   (`graph/episodes.rs`): episode → trajectory → observation and the episode's record →
+//!   episode by [`EdgeKind::PartOf`]; consecutive trajectories, and consecutive observations
+//!   of one episode whatever their gap, by [`EdgeKind::Temporal`].
 //! - [`NodeKind::Theme`] and [`NodeKind::Intent`]: routing nodes (seed 004). They carry no
 //!   knowledge; they join the memories that share a theme or a goal, and spreading
 //!   activation passes through them. They are named `theme:{name}` and `intent:{name}`,
@@ -90,6 +95,7 @@
 
 mod build;
 mod consolidate;
+mod episodes;
 mod spread;
 
 use std::collections::HashMap;
@@ -129,6 +135,10 @@ pub enum NodeKind {
     Theme,
     /// A routing node joining procedures that serve one goal.
     Intent,
+    /// An episode (`episode:{id}`): its record and its trajectories hang from it.
+    Episode,
+    /// A trajectory within an episode (`trajectory:{id}:{n}`): its observations hang from it.
+    Trajectory,
 }
 
 /// The type of an edge. See the module documentation for where each comes from.
@@ -152,11 +162,13 @@ pub enum EdgeKind {
     Semantic,
     /// Retrieved together, found by consolidation.
     CoActivated,
+    /// Episode → trajectory → observation; an episode's record → its episode.
+    PartOf,
 }
 
 impl EdgeKind {
     /// Every kind.
-    pub const ALL: [EdgeKind; 8] = [
+    pub const ALL: [EdgeKind; 9] = [
         EdgeKind::Connection,
         EdgeKind::Contradicts,
         EdgeKind::Supersedes,
@@ -165,6 +177,7 @@ impl EdgeKind {
         EdgeKind::SharedIntent,
         EdgeKind::Semantic,
         EdgeKind::CoActivated,
+        EdgeKind::PartOf,
     ];
 
     /// The stored name (`"connection"`, `"co_activated"`, ...), as serde spells it.
@@ -178,6 +191,7 @@ impl EdgeKind {
             EdgeKind::SharedIntent => "shared_intent",
             EdgeKind::Semantic => "semantic",
             EdgeKind::CoActivated => "co_activated",
+            EdgeKind::PartOf => "part_of",
         }
     }
 
@@ -185,7 +199,7 @@ impl EdgeKind {
     /// symmetric, so one edge stands for both directions of a pair. Activation spreads both
     /// ways along every edge regardless.
     pub fn is_directed(self) -> bool {
-        matches!(self, EdgeKind::Supersedes | EdgeKind::Temporal)
+        matches!(self, EdgeKind::Supersedes | EdgeKind::Temporal | EdgeKind::PartOf)
     }
 }
 
@@ -254,6 +268,9 @@ pub struct GraphParams {
     pub semantic: EdgeParams,
     /// Times a stored strength in 0..=2, so the strongest reach 1. Default 0.5, 30 days.
     pub co_activated: EdgeParams,
+    /// Episode → trajectory → observation: they belong together while the work is recent.
+    /// Default 0.8, 90 days.
+    pub part_of: EdgeParams,
     /// Consecutive journal entries further apart than this are not linked. Default 1 day.
     pub temporal_window_secs: f64,
     /// The gap over which a temporal edge's raw weight halves. Default 6 hours.
@@ -280,6 +297,7 @@ impl Default for GraphParams {
             shared_intent: p(0.8, 90.0),
             semantic: p(0.7, 60.0),
             co_activated: p(0.5, 30.0),
+            part_of: p(0.8, 90.0),
             temporal_window_secs: SECONDS_PER_DAY,
             temporal_gap_halflife_secs: 6.0 * 3600.0,
             hops: 2,
@@ -302,6 +320,7 @@ impl GraphParams {
             EdgeKind::SharedIntent => self.shared_intent,
             EdgeKind::Semantic => self.semantic,
             EdgeKind::CoActivated => self.co_activated,
+            EdgeKind::PartOf => self.part_of,
         }
     }
 }
@@ -327,6 +346,9 @@ pub struct MemoryNode {
     pub superseded_by: Option<String>,
     /// The goal this memory serves, if any.
     pub intent: Option<String>,
+    /// The episode an observation belongs to and its trajectory; an episode's record has
+    /// its episode and no trajectory.
+    pub episode: Option<(String, Option<u32>)>,
 }
 
 impl MemoryNode {
@@ -347,6 +369,7 @@ impl MemoryNode {
             contradicts: m.contradicts.clone(),
             superseded_by: m.superseded_by.clone().filter(|s| !s.is_empty()),
             intent,
+            episode: None,
         }
     }
 
@@ -371,6 +394,7 @@ impl MemoryNode {
             contradicts: Vec::new(),
             superseded_by: None,
             intent: None,
+            episode: None,
         }
     }
 }

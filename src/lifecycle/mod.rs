@@ -10,6 +10,7 @@ pub(crate) mod batch;
 pub mod compress;
 pub(crate) mod cycle;
 pub mod decay;
+pub mod episodes;
 pub mod gate;
 pub mod graph;
 pub mod introspect;
@@ -19,7 +20,9 @@ pub(crate) mod persona;
 pub(crate) mod review;
 pub(crate) mod runtime;
 pub(crate) mod similar;
+pub mod summary;
 mod switches;
+pub mod trajectory;
 pub(crate) mod types;
 pub(crate) mod verdicts;
 

@@ -126,6 +126,9 @@ pub(crate) fn remembered(
         m.sync.life.salience = input.salience;
     }
     typing.apply(life, existing.is_none(), &mut m);
+    if input.context.is_some() {
+        m.sync.life.context = input.context;
+    }
     m.last_reinforced = m.last_reinforced.max(at);
     if existing.is_some() {
         // Writing again is a review for policies that keep one (FSRS).

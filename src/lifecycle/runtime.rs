@@ -285,10 +285,14 @@ pub(crate) fn push_unique(list: &mut Vec<String>, item: &str) {
 fn graph_nodes(conn: &Connection) -> Result<Vec<MemoryNode>> {
     Ok(records::memory_rows(conn)?
         .into_iter()
-        .map(|r| match (r.kind, r.persona) {
-            (RecordKind::Persona, Some(m)) => MemoryNode::persona(r.path, &m),
-            (RecordKind::Kv, _) => MemoryNode::flat(r.path, r.key, r.ts),
-            _ => MemoryNode::journal(r.path, r.ts),
+        .map(|r| {
+            let mut node = match (r.kind, r.persona) {
+                (RecordKind::Persona, Some(m)) => MemoryNode::persona(r.path, &m),
+                (RecordKind::Kv, _) => MemoryNode::flat(r.path, r.key, r.ts),
+                _ => MemoryNode::journal(r.path, r.ts),
+            };
+            node.episode = r.episode;
+            node
         })
         .collect())
 }

@@ -13,10 +13,13 @@ use crate::error::{Rule, ValidationError};
 #[non_exhaustive]
 pub enum Behaviour {
     /// Within an episode, a new trajectory starts where consecutive observations drift
-    /// apart (seeds 000, 004).
+    /// apart (seeds 000, 004; thresholds calibrated in docs/lifecycle.md section 10). On by
+    /// default: it labels observations and changes no ranking. Off: one trajectory per
+    /// episode.
     Trajectories,
     /// A memory written in a context (episode, project, tool) ranks higher when searched
-    /// from the same context (seed 001, encoding specificity).
+    /// from the same context (seed 001, encoding specificity; docs/lifecycle.md section 11).
+    /// Off by default: it changes ranking, so it waits for the workload and LoCoMo figures.
     ContextMatch,
     /// The agent's `feedback` (useful or not) adds a bounded reward term to ranking. On by
     /// default: with no vote given the term does not exist, and no number of votes moves

@@ -25,6 +25,8 @@ pub struct RememberArgs {
     pub memory_type: Option<String>,
     /// For a goal: open (default), done or dropped. Given alone it makes the memory a goal. Change it later with the goal tool.
     pub goal_status: Option<String>,
+    /// The context it was learned in: a project, a tool (default: the open episode's, if any). A search from the same context ranks it higher.
+    pub context: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -68,6 +70,10 @@ pub struct SearchArgs {
     /// Only persona memories in these tiers: working (new, rarely recalled), episodic (recalled a few times), semantic (proved useful over time, pinned or consolidated).
     #[serde(rename = "tier")]
     pub tiers: Option<Vec<String>>,
+    /// The context you search from: a project, a tool, episode:<id> (default: the open episode's, if any). Memories written in it rank a little higher; nothing is filtered out.
+    pub context: Option<String>,
+    /// Bring each hit's episode: its title and outcome, its trajectory's summary and the observations beside it.
+    pub with_context: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -104,6 +110,41 @@ pub struct JournalArgs {
     pub content: String,
     /// When it was true or happened, if not now: ISO 8601 (2026-05-01, 2026-05-01T09:30:00Z), a span back from now (3d, 2w), or Unix seconds. Dates the memory; use it when importing history.
     pub at: Option<String>,
+    /// The context it was written in: a project, a tool (default: the open episode's, if any).
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EpisodeStartArgs {
+    /// What the episode (a task, a session) is about, or its goal, in a short line.
+    pub title: String,
+    /// The context it runs in: a project, a tool.
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ObserveArgs {
+    /// What you observed or did, in a sentence or two.
+    pub content: String,
+    /// The episode's id (from episode_start). Default: the open episode started last.
+    pub episode: Option<String>,
+    /// The action this observation reports, if any ("ran the migration").
+    pub action: Option<String>,
+    /// How the action turned out: success, failure, or a few words.
+    pub outcome: Option<String>,
+    /// The context it was written in. Default: the episode's.
+    pub context: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EpisodeEndArgs {
+    /// The episode's id. Default: the open episode started last.
+    pub episode: Option<String>,
+    /// How it ended: success, failure, or a few words.
+    pub outcome: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]

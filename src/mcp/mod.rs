@@ -13,6 +13,7 @@
 //! tool error that says what to do. Setup for clients: docs/agents.md.
 
 mod args;
+mod episodes;
 mod filters;
 mod http;
 mod learning;

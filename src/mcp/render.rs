@@ -152,6 +152,9 @@ pub(super) fn hit_item(store: &MemoryStore, hit: &SearchHit, now: f64, explain: 
     }
     item.revived = hit.revived;
     item.state = Some(hit.status.as_str().to_string());
+    if let Some(c) = &hit.context {
+        item.detail.get_or_insert_with(Default::default).insert("episode".into(), json!(c));
+    }
     if let Some(by) = &hit.superseded_by {
         item.superseded_by = Some(by.clone());
     }

@@ -71,7 +71,7 @@ impl MemoryServer {
     pub fn new(store: MemoryStore) -> Self {
         MemoryServer {
             store,
-            tool_router: Self::tool_router() + Self::learning_router(),
+            tool_router: Self::tool_router() + Self::learning_router() + Self::episode_router(),
             calls: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_CALLS)),
         }
     }
@@ -121,7 +121,7 @@ same subject is created and linked (related), and a possible correction the stor
             Ok(at) => at,
             Err(e) => return fail(e),
         };
-        let mut input = PersonaInput::new(&domain, &facet, &key, &content).source("mcp");
+        let mut input = self.persona_input(PersonaInput::new(&domain, &facet, &key, &content), &a.context).await;
         if let Some(t) = at {
             input = input.at(t);
         }
@@ -241,7 +241,7 @@ When the question is vague or shares no word with what was stored, add `phrasing
             Err(e) => return fail(e),
         };
         let now = self.store.now();
-        let mut q = SearchQuery::new(query).limit(limit as usize);
+        let mut q = self.query_in_context(SearchQuery::new(query).limit(limit as usize), &a).await;
         q.history = a.history.unwrap_or(false);
         if let Some(p) = &a.phrasings {
             if p.len() > crate::search::phrasings::MAX_PHRASINGS {
@@ -371,7 +371,7 @@ Journal entries are searchable and may be promoted to lasting memories when they
             Ok(at) => at.unwrap_or_else(|| self.store.now()),
             Err(e) => return fail(e),
         };
-        match self.store.journal_at(content, at).await {
+        match self.journal_in_context(content, at, &a.context).await {
             Ok(event_id) => {
                 let address = Some(render::journal_address(at));
                 ok(

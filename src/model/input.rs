@@ -48,6 +48,9 @@ pub struct PersonaInput {
     pub memory_type: Option<MemoryType>,
     /// A goal's status; sets the type to goal when no type is given.
     pub goal_status: Option<GoalStatus>,
+    /// The context it is written in (a project, a tool, `episode:{id}`); stored in
+    /// `LifeMeta::context` (the `context-match` behaviour). Unset keeps the stored one.
+    pub context: Option<String>,
 }
 
 impl PersonaInput {
@@ -106,6 +109,11 @@ impl PersonaInput {
         self.goal_status = Some(g);
         self
     }
+    /// The context it is written in.
+    pub fn context(mut self, context: &str) -> Self {
+        self.context = Some(context.into());
+        self
+    }
 
     pub(crate) fn validate(&self) -> std::result::Result<(), ValidationError> {
         validate_taxonomy("domain", &self.domain)?;
@@ -139,6 +147,9 @@ impl PersonaInput {
                 return Err(ValidationError { field: "goal_status", rule: Rule::NotAGoal(t.to_string()) });
             }
         }
+        if let Some(c) = &self.context {
+            super::episode::validate_context(c)?;
+        }
         Ok(())
     }
 }
@@ -154,6 +165,9 @@ impl PersonaInput {
 /// `at` is Unix seconds (default: the time of the batch).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+// Items are handed in once and moved into a batch, never stored in bulk: the persona
+// variant's size costs nothing worth a box (and a box would change the public type).
+#[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
 pub enum BatchItem {
     /// A flat memory ([`crate::MemoryStore::remember_at`]): `value` under `key`, replacing

@@ -64,7 +64,7 @@ fn scalars(m: &PersonaMemory) -> (String, String, String, String, String, String
 }
 
 /// The user-set lifecycle fields, comparable.
-fn life_key(m: &PersonaMemory) -> (bool, String, String, String, String) {
+fn life_key(m: &PersonaMemory) -> (bool, String, String, String, String, String) {
     let num = |x: Option<f64>| x.map(|v| format!("{v:e}")).unwrap_or_default();
     let life = &m.sync.life;
     let typed = format!(
@@ -72,7 +72,8 @@ fn life_key(m: &PersonaMemory) -> (bool, String, String, String, String) {
         life.kind.map(|t| t.as_str()).unwrap_or_default(),
         life.goal_status.map(|g| g.as_str()).unwrap_or_default()
     );
-    (life.pinned, num(life.importance), num(life.salience), num(life.archived_at), typed)
+    let context = life.context.clone().unwrap_or_default();
+    (life.pinned, num(life.importance), num(life.salience), num(life.archived_at), typed, context)
 }
 
 fn union_minus(first: &[String], second: &[String], removed: &[String]) -> Vec<String> {

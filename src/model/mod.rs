@@ -3,6 +3,7 @@
 //! The rules are those of the published sense-memory 0.3.1 client, so that
 //! every memory memstr writes is one that client accepts, and the reverse.
 
+pub mod episode;
 mod input;
 mod introspection;
 mod memory;
@@ -12,6 +13,7 @@ mod outcomes;
 mod persona;
 mod validate;
 
+pub use episode::{Episode, Observed, Outcome, TrajectoryRef};
 pub use input::{BatchItem, PersonaInput, PersonaQuery};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};

@@ -248,6 +248,11 @@ pub struct LifeMeta {
     /// The agent's feedback: useful and not-useful votes per device (grow-only).
     #[serde(skip_serializing_if = "Tally::is_empty")]
     pub feedback: Tally,
+    /// The context the memory was written in (an episode, a project, a tool): a search
+    /// from the same context ranks it higher (seed 001, encoding specificity; the
+    /// `context-match` behaviour). A user edit: it merges with the value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<String>,
 }
 
 /// A value a keyed fact once had.

@@ -94,7 +94,7 @@ mod tests {
     fn hit(path: &str, text: &str) -> SearchHit {
         SearchHit {
             path: path.into(),
-            found: Found::Journal(JournalEntry { content: text.into(), created_at: 0.0, archived_at: None }),
+            found: Found::Journal(JournalEntry::new(text, 0.0)),
             score: 0.0,
             strength: 1.0,
             coverage: 0.0,
@@ -103,6 +103,7 @@ mod tests {
             status: crate::model::Status::Active,
             superseded_by: None,
             typed: None,
+            context: None,
         }
     }
 

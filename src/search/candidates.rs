@@ -217,6 +217,8 @@ pub(crate) struct Ctx<'a> {
     /// The range the query's words name, for the `time` signal (the filter is the query's
     /// since/until).
     pub span: Option<(f64, f64)>,
+    /// The context searched from, when the `context-match` behaviour is on.
+    pub context: Option<&'a str>,
 }
 
 /// How strongly a query matches a candidate, for reviving an archived memory.
@@ -475,6 +477,9 @@ pub(crate) fn candidates(
         // A memory outside the journal is its own episode: the signal exists for every
         // candidate, so no kind gains by carrying it.
         values[S::Episode] = Some(if row.kind == RecordKind::Journal { episode_best(row.ts) } else { match_of[&rid] });
+        if let Some(c) = ctx.context {
+            values[S::SameContext] = found.in_context(c).then_some(1.0);
+        }
         if let Some((a, b)) = ctx.span {
             values[S::Time] = Some(crate::search::time::closeness(t, a, b));
         }

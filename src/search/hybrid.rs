@@ -35,6 +35,10 @@ impl Kind {
 /// A search request. Unset filters match everything.
 #[derive(Debug, Clone, Default)]
 pub struct SearchQuery {
+    /// The context searched from (an episode's `episode:{id}`, a project, a tool): with the
+    /// `context-match` behaviour on, memories written in the same context rank higher
+    /// ([`Weights::same_context`]); never a filter.
+    pub context: Option<String>,
     /// What to search for, in plain words. A time named in it ("last week", "in August
     /// 2026", [`crate::search::time::find_expression`]) filters like `since`/`until` and is
     /// not searched for; with a range and nothing else to match (empty, or "what happened
@@ -83,6 +87,9 @@ pub struct SearchQuery {
     /// Hits weaker than this [`SearchHit::strength`] are dropped. `None`: the calibrated
     /// cutoff ([`min_strength`]); `Some(0.0)`: every hit, however weak (benchmarks).
     pub min_strength: Option<f64>,
+    /// Bring each hit's episode context ([`SearchHit::context`]): the episode's title and
+    /// outcome, its trajectory's summary, the observations beside it, bounded.
+    pub with_context: bool,
 }
 
 impl SearchQuery {
@@ -221,6 +228,13 @@ pub struct Weights {
     /// BM25 weight of a journal entry's episode context, the words of the entries beside
     /// it ([`crate::engine::fts`]'s `context` column); its own words weigh 1.
     pub context: f64,
+    /// Memories written in the context the query is searched from (seed 001, encoding
+    /// specificity; the `context-match` behaviour, off by default): a presence signal
+    /// (only memories in the context carry it), so it adds exactly `same_context / (k + 1)`
+    /// to theirs and nothing to the others: at 0.3 and k = 60, 0.0049, under a third of
+    /// what the best `matching` rank adds (1/61): it reorders close matches, it does not
+    /// lift a poor one over a good one. Never a filter.
+    pub same_context: f64,
 }
 
 impl Default for Weights {
@@ -255,6 +269,7 @@ impl Default for Weights {
             context: 0.2,
             feedback: 0.1,
             reliability: 0.2,
+            same_context: 0.3,
         }
     }
 }
@@ -281,6 +296,33 @@ impl Found {
             Found::Memory(m) => format!("{}: {}", m.key, m.value),
             Found::Journal(j) => j.content.clone(),
             Found::Persona(p) => format!("{}: {}", p.address(), p.value),
+        }
+    }
+
+    /// Whether it was written in `context`: a journal entry's or persona memory's own
+    /// context; for an episode's record and its trajectories' summaries, the episode's
+    /// (`episode:{id}`) or the context the episode was started in.
+    pub fn in_context(&self, context: &str) -> bool {
+        match self {
+            Found::Memory(m) => {
+                let episode =
+                    m.episode.as_ref().map(|e| e.id.as_str()).or(m.summary_of.as_ref().map(|t| t.episode.as_str()));
+                let started_in = m.episode.as_ref().and_then(|e| e.context.as_deref());
+                episode.is_some_and(|id| context.strip_prefix("episode:") == Some(id)) || started_in == Some(context)
+            }
+            Found::Journal(j) => j.context.as_deref() == Some(context),
+            Found::Persona(p) => p.sync.life.context.as_deref() == Some(context),
+        }
+    }
+
+    /// The episode it belongs to: an observation's, an episode's record, a summary's.
+    pub fn episode(&self) -> Option<&str> {
+        match self {
+            Found::Memory(m) => {
+                m.episode.as_ref().map(|e| e.id.as_str()).or(m.summary_of.as_ref().map(|t| t.episode.as_str()))
+            }
+            Found::Journal(j) => j.observed.as_ref().map(|o| o.episode.as_str()),
+            Found::Persona(_) => None,
         }
     }
 
@@ -342,6 +384,9 @@ pub struct SearchHit {
     /// A persona memory's type, tier, goal status and reliability (None for other kinds).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub typed: Option<crate::search::reward::Typed>,
+    /// The episode it belongs to, with [`SearchQuery::with_context`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context: Option<crate::search::episode_context::EpisodeContext>,
 }
 
 /// A candidate with its raw signal values (`None`: the signal says nothing about it).
@@ -375,11 +420,12 @@ pub(crate) enum SignalKind {
     When,
     Intent,
     Graph,
+    SameContext,
 }
 
 impl SignalKind {
     /// Every signal, in the order of [`Values`].
-    pub(crate) const ALL: [SignalKind; 13] = [
+    pub(crate) const ALL: [SignalKind; 14] = [
         SignalKind::Matching,
         SignalKind::Vector,
         SignalKind::Bm25,
@@ -393,6 +439,7 @@ impl SignalKind {
         SignalKind::When,
         SignalKind::Intent,
         SignalKind::Graph,
+        SignalKind::SameContext,
     ];
 
     /// The name explanations and `--explain` show.
@@ -411,7 +458,14 @@ impl SignalKind {
             SignalKind::When => "when",
             SignalKind::Intent => "intent",
             SignalKind::Graph => "graph",
+            SignalKind::SameContext => "same_context",
         }
+    }
+
+    /// A signal only the candidates it favours carry (all with one value, so all ranked
+    /// first), the others none: its part in a score is its weight over `k + 1`, or nothing.
+    pub(crate) fn by_presence(self) -> bool {
+        self == SignalKind::SameContext
     }
 
     /// Its weight in `w`.
@@ -430,6 +484,7 @@ impl SignalKind {
             SignalKind::When => w.when,
             SignalKind::Intent => w.intent,
             SignalKind::Graph => w.graph,
+            SignalKind::SameContext => w.same_context,
         }
     }
 }
@@ -475,7 +530,9 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
         }
         let mut scored: Vec<(usize, f64)> =
             cands.iter().enumerate().filter_map(|(i, c)| c.values[s].map(|v| (i, v))).collect();
-        let discriminates = scored.windows(2).any(|p| p[0].1 != p[1].1) || (scored.len() == 1 && n > 1);
+        // A presence signal discriminates when some candidates carry it and others not.
+        let present = s.by_presence() && !scored.is_empty() && scored.len() < n;
+        let discriminates = present || scored.windows(2).any(|p| p[0].1 != p[1].1) || (scored.len() == 1 && n > 1);
         if !discriminates {
             continue;
         }
@@ -521,6 +578,7 @@ pub(crate) fn fuse(mut cands: Vec<Candidate>, w: &Weights, limit: usize, min_str
                 status: Status::Active,
                 superseded_by: None,
                 typed: None,
+                context: None,
             }
         })
         .filter(|h| h.strength >= min_strength)

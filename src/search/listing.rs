@@ -84,6 +84,7 @@ pub(crate) fn list(
                 },
                 typed: None,
                 found,
+                context: None,
             });
         }
         Ok(())

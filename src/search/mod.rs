@@ -7,6 +7,7 @@
 pub mod bridge;
 pub(crate) mod candidates;
 pub(crate) mod current;
+pub mod episode_context;
 pub mod hybrid;
 mod listing;
 pub mod phrasings;

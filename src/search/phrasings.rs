@@ -45,7 +45,7 @@ mod tests {
     fn hit(path: &str, strength: f64) -> SearchHit {
         SearchHit {
             path: path.into(),
-            found: Found::Journal(JournalEntry { content: path.into(), created_at: 0.0, archived_at: None }),
+            found: Found::Journal(JournalEntry::new(path, 0.0)),
             score: 0.0,
             strength,
             coverage: 0.0,
@@ -54,6 +54,7 @@ mod tests {
             status: crate::model::Status::Active,
             superseded_by: None,
             typed: None,
+            context: None,
         }
     }
 

@@ -24,8 +24,24 @@ pub(crate) async fn search(parts: &Parts, state: &Arc<SearchState>, query: Searc
 pub(crate) async fn search_outcome(
     parts: &Parts,
     state: &Arc<SearchState>,
-    mut query: SearchQuery,
+    query: SearchQuery,
 ) -> Result<SearchOutcome> {
+    let with_context = query.with_context;
+    let mut outcome = outcome(parts, state, query).await?;
+    if with_context && !outcome.hits.is_empty() {
+        let mut hits = std::mem::take(&mut outcome.hits);
+        outcome.hits = parts
+            .engine
+            .read(move |conn, _| {
+                super::episode_context::attach(conn, &mut hits)?;
+                Ok(hits)
+            })
+            .await?;
+    }
+    Ok(outcome)
+}
+
+async fn outcome(parts: &Parts, state: &Arc<SearchState>, mut query: SearchQuery) -> Result<SearchOutcome> {
     let bounded = crate::text::bounded_query(&query.text).len();
     query.text.truncate(bounded);
     let limit = if query.limit == 0 { 10 } else { query.limit };
@@ -189,7 +205,12 @@ async fn ranked(
                 let _ = rid;
                 None
             };
-            let ctx = Ctx { cache: &state, life: &life, graph: graph.as_deref(), now, cosine_of: &cosine_of, span };
+            let context = query
+                .context
+                .as_deref()
+                .filter(|_| life.options.behaviours.is_on(crate::lifecycle::Behaviour::ContextMatch));
+            let ctx =
+                Ctx { cache: &state, life: &life, graph: graph.as_deref(), now, cosine_of: &cosine_of, span, context };
             let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
             let weak: Vec<f64> = cands.iter().map(|c| c.strength).filter(|s| *s < min_strength).collect();
             let below =

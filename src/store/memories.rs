@@ -24,7 +24,7 @@ impl MemoryStore {
         validate_key(key)?;
         validate_value(value)?;
         validate_timestamp("ts", at)?;
-        let m = Memory { key: key.to_string(), value: value.to_string(), created_at: at, archived_at: None };
+        let m = Memory::new(key, value, at);
         let path = Path::Kv { key: m.key.clone() };
         self.parts().write(move |tx, engine, _| records::put(tx, engine, &path, Payload::Kv(m))).await
     }

@@ -4,6 +4,7 @@
 //! (`crate::sync`). Its state is four handles, one per subsystem.
 
 mod batch;
+mod episodes;
 mod learning;
 mod lifecycle;
 mod memories;

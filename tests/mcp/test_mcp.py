@@ -61,7 +61,7 @@ async def tools_listed(s):
     for t in tools:
         check(t.description and len(t.description) > 20, f"{t.name}: no description")
         check(t.input_schema.get("type") == "object", f"{t.name}: no object schema")
-        check("_" not in t.name or t.name.startswith("fact_"), f"{t.name}: prefixed name")
+        check("_" not in t.name or t.name.startswith(("fact_", "episode_")), f"{t.name}: prefixed name")
     search = next(t for t in tools if t.name == "search")
     for field in ["query", "limit", "domain", "kinds", "since", "until", "max_tokens"]:
         check(field in search.input_schema["properties"], f"search has no {field}")

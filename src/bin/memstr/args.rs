@@ -165,7 +165,13 @@ pub(crate) enum Command {
         /// seconds) [default: now].
         #[arg(long, value_name = "TIME", value_parser = parse_when, allow_hyphen_values = true)]
         at: Option<When>,
+        /// The context it is written in (a project, a tool) [default: the open episode's].
+        #[arg(long, value_name = "CONTEXT")]
+        context: Option<String>,
     },
+    /// Episodes: start one, observe into it, end it (trajectories, summaries, context).
+    #[command(subcommand)]
+    Episode(crate::episode::EpisodeCommand),
     /// The newest journal entries.
     Recent {
         /// How many entries.
@@ -358,6 +364,16 @@ pub(crate) struct SearchArgs {
     #[arg(long = "tier", value_name = "TIER")]
     #[serde(default)]
     pub(crate) tiers: Vec<memstr::Tier>,
+    /// Search from this context (a project, a tool, episode:ID): with the context-match
+    /// behaviour on, memories written in it rank higher.
+    #[arg(long, value_name = "CONTEXT")]
+    #[serde(default)]
+    pub(crate) context: Option<String>,
+    /// Bring each hit's episode: its title and outcome, its trajectory's summary, the
+    /// observations beside it.
+    #[arg(long)]
+    #[serde(default)]
+    pub(crate) with_context: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -522,6 +538,9 @@ pub(crate) enum PersonaCommand {
         /// A goal's status: open, done, dropped (makes it a goal).
         #[arg(long, value_name = "STATUS")]
         goal_status: Option<memstr::GoalStatus>,
+        /// The context it is written in (a project, a tool, episode:ID).
+        #[arg(long, value_name = "CONTEXT")]
+        context: Option<String>,
     },
     /// Show one memory (counts as an access unless --peek).
     Get {

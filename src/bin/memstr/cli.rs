@@ -57,6 +57,7 @@ fn wants_vectors(args: &Args) -> bool {
         Command::Persona(PersonaCommand::Search { .. }) => true,
         Command::Persona(PersonaCommand::Add { gate: true, .. }) => true,
         Command::Introspect | Command::Consolidate | Command::Mcp(_) | Command::Serve | Command::Index => true,
+        Command::Episode(e) => e.wants_vectors(),
         // The purged memory's point is blanked in the saved index at once (docs/lifecycle.md).
         Command::Purge { .. } => true,
         _ => false,
@@ -256,9 +257,9 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
         }
         Command::Purge { reference } => out.event_id(&store.purge(reference).await?),
-        Command::Journal { text, at } => {
+        Command::Journal { text, at, context } => {
             let t = at.as_ref().map_or(now, |w| w.at(now));
-            let id = store.journal_at(&value_arg(text)?, t).await?;
+            let id = crate::episode::journal(store, &value_arg(text)?, t, context.as_deref()).await?;
             out.written(&memstr::address_of(&memstr::MemoryPath::journal(t)), &id)
         }
         Command::Recent { limit, since, until } => {
@@ -391,6 +392,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             out.compressed(&store.persona_compress_with(options).await?);
         }
         Command::Consolidate => out.consolidation(&store.consolidate().await?),
+        Command::Episode(cmd) => return crate::episode::run(store, out, cmd).await,
         Command::Pin { reference } => {
             store.persona_pin(reference, true).await?;
             out.done(&format!("pinned {reference}"));
@@ -537,6 +539,7 @@ pub(crate) fn search_query(search: &SearchArgs, now: f64) -> memstr::SearchQuery
     q.since = search.since.as_ref().map(|w| w.at(now));
     q.until = search.until.as_ref().map(|w| w.at(now));
     (q.types, q.tiers) = (search.types.clone(), search.tiers.clone());
+    (q.context, q.with_context) = (search.context.clone(), search.with_context);
     q
 }
 
@@ -557,6 +560,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
             gate,
             memory_type,
             goal_status,
+            context,
         } => {
             let input = PersonaInput {
                 themes: themes.clone(),
@@ -568,6 +572,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
                 at: at.as_ref().map(|w| w.at(now)),
                 memory_type: *memory_type,
                 goal_status: *goal_status,
+                context: context.clone(),
                 ..PersonaInput::new(domain, facet, key, &value_arg(value)?)
             };
             if *gate {
@@ -610,7 +615,7 @@ async fn persona(cmd: &PersonaCommand, store: &MemoryStore, out: &Out, now: f64)
 
 /// A value given on the command line, or `-` for standard input (one trailing newline
 /// dropped), so a secret value need not appear in the process list.
-fn value_arg(v: &str) -> Result<std::borrow::Cow<'_, str>> {
+pub(crate) fn value_arg(v: &str) -> Result<std::borrow::Cow<'_, str>> {
     if v != "-" {
         return Ok(std::borrow::Cow::Borrowed(v));
     }

@@ -2,6 +2,7 @@
 
 mod args;
 mod cli;
+mod episode;
 mod forward;
 mod keys;
 mod learning;

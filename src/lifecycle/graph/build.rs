@@ -84,6 +84,7 @@ impl KnowledgeGraph {
                 g.link(&mut seen, *a, *b, EdgeKind::Temporal, raw, nb.ts);
             }
         }
+        g.link_episodes(&mut seen, &kept);
         for e in extra {
             let (Some(&a), Some(&b)) = (g.memories.get(&e.a), g.memories.get(&e.b)) else {
                 continue;
@@ -95,8 +96,13 @@ impl KnowledgeGraph {
         g
     }
 
-    fn routing_node(&mut self, kind: NodeKind, name: &str) -> NodeIndex {
-        let prefix = if kind == NodeKind::Theme { THEME_PREFIX } else { INTENT_PREFIX };
+    pub(super) fn routing_node(&mut self, kind: NodeKind, name: &str) -> NodeIndex {
+        let prefix = match kind {
+            NodeKind::Theme => THEME_PREFIX,
+            NodeKind::Intent => INTENT_PREFIX,
+            NodeKind::Episode => "episode:",
+            _ => "trajectory:",
+        };
         let id = format!("{prefix}{name}");
         if let Some(&ix) = self.routing.get(&id) {
             return ix;
@@ -106,7 +112,7 @@ impl KnowledgeGraph {
         ix
     }
 
-    fn link(
+    pub(super) fn link(
         &mut self,
         seen: &mut HashMap<(NodeIndex, NodeIndex, EdgeKind), EdgeIndex>,
         a: NodeIndex,

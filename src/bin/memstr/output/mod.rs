@@ -86,6 +86,9 @@ fn persona_json(m: &PersonaMemory, live: (f64, MemoryState)) -> Value {
             }
         }
     }
+    if let Some(c) = &m.sync.life.context {
+        obj.insert("context".into(), c.as_str().into());
+    }
     v
 }
 
@@ -197,6 +200,9 @@ impl Out {
         );
         for p in &r.promoted {
             outln!("  promoted {}", l(p));
+        }
+        for k in &r.summarised {
+            outln!("  summarised {}", l(k));
         }
     }
 
@@ -552,6 +558,9 @@ impl Out {
                 time(h.found.time()),
                 l(&h.found.text())
             );
+            for line in h.context.as_ref().map(episodes::hit_context).unwrap_or_default() {
+                outln!("{line}");
+            }
             if explain {
                 for sig in &h.signals {
                     let rank = sig.rank.map(|r| format!("rank {r}")).unwrap_or_else(|| "unranked".into());
@@ -693,3 +702,5 @@ fn speaks_of(h: &memstr::search::SearchHit, sig: &memstr::search::Signal) -> Opt
     let day = |t: f64| memstr::search::time::iso8601_utc(t).chars().take(10).collect::<String>();
     Some(format!("speaks of {:?}: {} to {}", e.words(&text), day(e.start), day(e.end)))
 }
+
+mod episodes;
