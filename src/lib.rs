@@ -60,8 +60,8 @@ pub use engine::{address_of, ImportReport, Outcome, Resolved, StoreStats, FUTURE
 #[cfg(feature = "vectors")]
 pub use index::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
 pub use lifecycle::{
-    Behaviour, Behaviours, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, Ingested, LifecycleOptions,
-    PersonaStats, PruneReport,
+    Behaviour, Behaviours, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, ImportanceCluster, Ingested,
+    LifecycleOptions, MemoryStrength, PersonaStats, PruneReport,
 };
 pub use model::{BatchItem, PersonaInput, PersonaQuery};
 pub use search::{Found, PersonaHit, SearchHit, SearchQuery};

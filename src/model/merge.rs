@@ -137,6 +137,8 @@ pub fn merge(a: &PersonaMemory, b: &PersonaMemory) -> PersonaMemory {
     history.sort_by(|x, y| x.from.total_cmp(&y.from).then(x.value.cmp(&y.value)).then(x.until.total_cmp(&y.until)));
     history.dedup();
     m.sync.life.history = history;
+    // Captures, clusters and lost recalls only grow: united, per-device maxima.
+    m.sync.life.strength = crate::model::Strength::merge(&a.sync.life.strength, &b.sync.life.strength);
     m
 }
 

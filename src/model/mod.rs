@@ -3,6 +3,7 @@
 //! The rules are those of the published sense-memory 0.3.1 client, so that
 //! every memory memstr writes is one that client accepts, and the reverse.
 
+mod importance;
 mod input;
 mod introspection;
 mod memory;
@@ -10,6 +11,9 @@ pub mod merge;
 mod persona;
 mod validate;
 
+pub use importance::{
+    Capture, ImportanceEvent, ImportanceKind, Strength, CAPTURE_CAP, MAX_CAPTURES, MAX_CLUSTER, MAX_EVENTS,
+};
 pub use input::{BatchItem, PersonaInput, PersonaQuery};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};

@@ -6,6 +6,8 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::importance::Strength;
+
 use crate::error::{Rule, ValidationError};
 
 /// Default halflife of a persona memory, in days.
@@ -229,6 +231,10 @@ pub struct LifeMeta {
     /// strong cue in search. None: not archived.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub archived_at: Option<f64>,
+    /// Retroactive importance (the events it set off, those that captured it) and the
+    /// recalls it lost to near duplicates (docs/lifecycle.md).
+    #[serde(skip_serializing_if = "Strength::is_empty")]
+    pub strength: Strength,
 }
 
 /// A value a keyed fact once had.
@@ -261,12 +267,13 @@ impl LifeMeta {
         *self == LifeMeta::default()
     }
 
-    /// What stretches the memory's time scale: the larger of importance and salience,
-    /// None when neither is set (then decay is exactly the client's).
+    /// What stretches the memory's time scale: the largest of importance, salience and
+    /// the importance captures gave ([`Strength::captured_importance`]), None when none is
+    /// set (then decay is exactly the client's).
     pub fn modulation(&self) -> Option<f64> {
-        match (self.importance, self.salience) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0).max(b.unwrap_or(0.0))),
+        match (self.importance, self.salience, self.strength.captured_importance()) {
+            (None, None, None) => None,
+            (a, b, c) => Some(a.unwrap_or(0.0).max(b.unwrap_or(0.0)).max(c.unwrap_or(0.0))),
         }
     }
 }

@@ -7,6 +7,7 @@ mod batch;
 mod lifecycle;
 mod memories;
 mod options;
+mod strength;
 mod transfer;
 
 pub use batch::MAX_BATCH;
