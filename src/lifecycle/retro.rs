@@ -29,9 +29,9 @@ pub const REPEAT_COUNT: u64 = 5;
 /// ... when reached within this many days of the memory's writing.
 pub const REPEAT_WINDOW_DAYS: f64 = 7.0;
 /// Salience at or above which a memory the gate stores is a novelty spike (seed 000's
-/// salience: 0.4 novelty + 0.3 importance + 0.2 specificity; a wholly novel memory of 6+
-/// content words, or 3 of 12 with importance given, reaches it).
-pub const NOVELTY_SALIENCE: f64 = 0.6;
+/// salience, `0.4 novelty + 0.3 importance + 0.2 specificity`: a memory unlike any of its
+/// facet with 6 content words or more reaches it, or one of some novelty with importance).
+pub const NOVELTY_SALIENCE: f64 = 0.5;
 /// Candidates one sweep reads at most, the nearest in time first.
 const SWEEP_READ: usize = 4 * MAX_CLUSTER;
 /// The `meta` row listing this device's events whose forward window is still open.

@@ -22,6 +22,8 @@ impl MemoryStore {
     /// Every importance event recorded (flags, pins, novelty spikes, repeated access) with
     /// the memories it captured, the latest first.
     pub async fn importance_clusters(&self) -> Result<Vec<ImportanceCluster>> {
+        // Waiting accesses first: the one that makes a repeated-access event may be there.
+        self.parts().record_accesses().await?;
         self.engine.read(|conn, _| retro::clusters(conn)).await
     }
 
