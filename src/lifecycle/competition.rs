@@ -19,8 +19,9 @@ use crate::model::{PersonaMemory, THRESHOLD_FORGOTTEN};
 pub const LOSS_FACTOR: f64 = 0.95;
 /// The lowest the losses together take it to (seven losses reach it).
 pub const LOSS_FLOOR: f64 = 0.7;
-/// Cosine (with the model) at or above which a lower hit is a competitor of the winner.
-pub const COMPETITOR_COSINE: f64 = 0.85;
+/// Cosine (with the model) at or above which a lower hit is a competitor of the winner:
+/// consolidation's `link_similarity`, where two memories say nearly the same thing.
+pub const COMPETITOR_COSINE: f64 = 0.8;
 /// Word overlap ([`lexical_similarity`]) at or above which it is, without vectors.
 pub const COMPETITOR_OVERLAP: f64 = 0.6;
 /// Competitors one search weakens at most (its best-ranked).

@@ -16,6 +16,7 @@ mod args;
 mod http;
 mod render;
 mod reply;
+mod strength;
 mod tools;
 mod verbs;
 

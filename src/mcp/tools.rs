@@ -52,7 +52,7 @@ const QUERY_ECHO_CHARS: usize = 200;
 /// clone sharing the same store and the same bound on concurrent calls.
 #[derive(Clone)]
 pub struct MemoryServer {
-    store: MemoryStore,
+    pub(super) store: MemoryStore,
     tool_router: ToolRouter<Self>,
     calls: std::sync::Arc<tokio::sync::Semaphore>,
 }
@@ -71,7 +71,7 @@ impl MemoryServer {
     pub fn new(store: MemoryStore) -> Self {
         MemoryServer {
             store,
-            tool_router: Self::tool_router(),
+            tool_router: Self::tool_router() + Self::strength_router(),
             calls: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_CALLS)),
         }
     }
