@@ -146,10 +146,7 @@ async fn the_same_flag_twice_strengthens_once() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock, id) = flagged_timeline(dir.path()).await;
     clock.set(T0);
-    let before: Vec<_> = [("m8"), ("m1"), ("p1"), ("event")]
-        .iter()
-        .map(|k| format!("work/log/{k}"))
-        .collect();
+    let before: Vec<_> = [("m8"), ("m1"), ("p1"), ("event")].iter().map(|k| format!("work/log/{k}")).collect();
     let mut strengths = Vec::new();
     for a in &before {
         strengths.push(store.memory_strength(a).await.unwrap());
@@ -208,7 +205,12 @@ async fn a_pin_a_novelty_spike_and_repeated_access_are_importance_events() {
     store.persona_pin("pinned", true).await.unwrap();
     clock.set(T0 + 0.2 * HOUR);
     // Unlike anything in its facet, and specific: salience 0.4 + 0.2 × 8/12 ≥ 0.5.
-    let input = PersonaInput::new("work", "incidents", "flood", "Basement server room flooded overnight, backups moved offsite");
+    let input = PersonaInput::new(
+        "work",
+        "incidents",
+        "flood",
+        "Basement server room flooded overnight, backups moved offsite",
+    );
     let ingested = store.persona_ingest(input).await.unwrap();
     let salience = peek_at(&store, &ingested.address).await.sync.life.salience.unwrap();
     assert!(salience >= memstr::lifecycle::retro::NOVELTY_SALIENCE, "salience {salience}");
@@ -322,8 +324,10 @@ async fn with_forgetting_off_recalls_weaken_nothing() {
     let (store, _clock) = rivals(dir.path(), false).await;
     recall_winner(&store).await;
     recall_winner(&store).await;
-    let (rival, winner) =
-        (store.memory_strength("work/log/rival").await.unwrap(), store.memory_strength("work/log/winner").await.unwrap());
+    let (rival, winner) = (
+        store.memory_strength("work/log/rival").await.unwrap(),
+        store.memory_strength("work/log/winner").await.unwrap(),
+    );
     assert_eq!(rival.losses, 0);
     assert_eq!(rival.relevance, winner.relevance);
     assert!(peek(&store, "rival").await.sync.life.strength.is_empty());

@@ -13,7 +13,9 @@ use crate::codec::{Path, Payload, RecordKind};
 use crate::engine::records::{self, resolve_persona as resolve};
 use crate::engine::{write, Engine};
 use crate::error::{Error, Result, Rule, ValidationError};
-use crate::model::{validate_key, ImportanceKind, JournalEntry, Memory, MemoryState, PersonaInput, PersonaMemory, PersonaQuery};
+use crate::model::{
+    validate_key, ImportanceKind, JournalEntry, Memory, MemoryState, PersonaInput, PersonaMemory, PersonaQuery,
+};
 
 const DAY: f64 = 86_400.0;
 

@@ -131,7 +131,12 @@ pub(crate) fn fire(
     }
     if !source.sync.life.pinned {
         // The event's own memory gains the event's whole strength (a flag: "remember this").
-        source.sync.life.strength.add_capture(Capture { event: id.clone(), source: address.clone(), at, boost: kind.strength() });
+        source.sync.life.strength.add_capture(Capture {
+            event: id.clone(),
+            source: address.clone(),
+            at,
+            boost: kind.strength(),
+        });
     }
     let event = ImportanceEvent { id, kind, at, captured };
     source.sync.life.strength.add_event(event.clone());
@@ -254,7 +259,14 @@ pub(crate) fn mark(
             event
         }
         // The same flag in the same second: the event stands as recorded.
-        None => match before.sync.life.strength.events.iter().find(|e| e.id == event_id(ImportanceKind::Flag, &before.address(), now)) {
+        None => match before
+            .sync
+            .life
+            .strength
+            .events
+            .iter()
+            .find(|e| e.id == event_id(ImportanceKind::Flag, &before.address(), now))
+        {
             Some(e) => e.clone(),
             None => return Ok(None),
         },
@@ -268,7 +280,12 @@ pub(crate) fn clusters(conn: &rusqlite::Connection) -> Result<Vec<ImportanceClus
         .into_iter()
         .flat_map(|(_, m)| {
             let source = m.address();
-            m.sync.life.strength.events.into_iter().map(move |event| ImportanceCluster { source: source.clone(), event })
+            m.sync
+                .life
+                .strength
+                .events
+                .into_iter()
+                .map(move |event| ImportanceCluster { source: source.clone(), event })
         })
         .collect();
     out.sort_by(|a, b| b.event.at.total_cmp(&a.event.at).then(a.event.id.cmp(&b.event.id)));

@@ -78,7 +78,11 @@ each with the memory that set it off and the memories it captured.")]
                 if let Some(o) = v.as_object_mut() {
                     o.insert("omitted".into(), json!(omitted));
                 }
-                let cut = if omitted > 0 { format!("\n({omitted} events left out by the token budget)") } else { String::new() };
+                let cut = if omitted > 0 {
+                    format!("\n({omitted} events left out by the token budget)")
+                } else {
+                    String::new()
+                };
                 ok(format!("{DATA_NOTICE}\nImportance events: {v}{cut}"), v)
             }
             Err(e) => store_error(e),

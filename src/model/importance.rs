@@ -234,11 +234,21 @@ mod tests {
     #[test]
     fn merge_is_commutative_and_keeps_both_sides() {
         let mut a = Strength::default();
-        a.add_event(ImportanceEvent { id: "e".into(), kind: ImportanceKind::Flag, at: 5.0, captured: vec!["x".into()] });
+        a.add_event(ImportanceEvent {
+            id: "e".into(),
+            kind: ImportanceKind::Flag,
+            at: 5.0,
+            captured: vec!["x".into()],
+        });
         a.add_capture(cap("c1", 0.5));
         a.lost.insert("d1".into(), 3);
         let mut b = Strength::default();
-        b.add_event(ImportanceEvent { id: "e".into(), kind: ImportanceKind::Flag, at: 5.0, captured: vec!["y".into()] });
+        b.add_event(ImportanceEvent {
+            id: "e".into(),
+            kind: ImportanceKind::Flag,
+            at: 5.0,
+            captured: vec!["y".into()],
+        });
         b.add_capture(cap("c2", 0.45));
         b.lost.insert("d1".into(), 1);
         b.lost.insert("d2".into(), 2);
