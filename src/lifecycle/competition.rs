@@ -97,3 +97,27 @@ fn alike(tx: &Transaction, won: &PersonaMemory, wvec: Option<&[f32]>, m: &Person
     }
     Ok(lexical_similarity(&won.value, &m.value) >= COMPETITOR_OVERLAP)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lost(n: u64) -> PersonaMemory {
+        let mut m = PersonaMemory::new("a", "b", "c", "v", 0.0);
+        m.sync.life.strength.lost.insert("dev".into(), n);
+        m
+    }
+
+    #[test]
+    fn losses_weaken_by_the_factor_down_to_the_floor_never_below_forgotten() {
+        assert_eq!(weakened(0.8, &lost(0)), 0.8);
+        assert!((weakened(0.8, &lost(1)) - 0.8 * 0.95).abs() < 1e-12);
+        assert!((weakened(0.8, &lost(50)) - 0.8 * LOSS_FLOOR).abs() < 1e-12);
+        // Not pushed below the forgotten threshold by losses ...
+        assert_eq!(weakened(0.12, &lost(50)), THRESHOLD_FORGOTTEN);
+        // ... and a memory decay already took below it stays as decay left it.
+        assert_eq!(weakened(0.05, &lost(50)), 0.05);
+        assert!(!weakenable(&lost(7)), "at the floor, no more losses count");
+        assert!(weakenable(&lost(6)));
+    }
+}

@@ -169,8 +169,9 @@ impl Strength {
         out.events.sort_by(|x, y| x.at.total_cmp(&y.at).then(x.id.cmp(&y.id)));
         for c in &b.captured {
             match out.captured.iter_mut().find(|x| x.event == c.event) {
-                // The same event on two devices gives the same capture; if not, the larger.
-                Some(x) if c.boost > x.boost => *x = c.clone(),
+                // The same event on two devices gives the same capture; if not, the larger
+                // (a total order, so the merge does not depend on which side is which).
+                Some(x) if larger(c, x) => *x = c.clone(),
                 Some(_) => {}
                 None => out.captured.push(c.clone()),
             }
@@ -182,6 +183,11 @@ impl Strength {
         }
         out
     }
+}
+
+/// Whether capture `a` orders after `b`: boost, then time, then source.
+fn larger(a: &Capture, b: &Capture) -> bool {
+    a.boost.total_cmp(&b.boost).then(a.at.total_cmp(&b.at)).then(a.source.cmp(&b.source)).is_gt()
 }
 
 /// `from` added to `into`, sorted, the first [`MAX_CLUSTER`] kept: the same list
