@@ -332,3 +332,44 @@ async fn with_forgetting_off_recalls_weaken_nothing() {
     assert_eq!(rival.relevance, winner.relevance);
     assert!(peek(&store, "rival").await.sync.life.strength.is_empty());
 }
+
+/// With the real model, competitors are judged by the cosine of their stored vectors: a
+/// reworded near duplicate (cosine ≥ 0.8) loses, a memory on a neighbouring subject does
+/// not, however many words it shares.
+#[tokio::test]
+async fn with_the_model_near_duplicates_by_cosine_lose() {
+    use memstr::index::Embedder;
+    const REWORDED: &str = "Each morning at the office, before the standup, Alice has green tea";
+    const NEIGHBOUR: &str = "The office kitchen keeps green tea and coffee for the morning standup";
+    let memories = [("log", "winner", WINNER), ("diary", "reworded", REWORDED), ("notes", "neighbour", NEIGHBOUR)];
+    let embedder = Arc::new(onnx_embedder());
+    let v = embedder.embed(&[WINNER, REWORDED, NEIGHBOUR]).unwrap();
+    let cos = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| f64::from(x * y)).sum::<f64>();
+    let dir = tempfile::tempdir().unwrap();
+    let clock = Arc::new(ManualClock::new(T0));
+    let options = StoreOptions::default().clock(clock.clone()).lifecycle(options(false, true)).embedder(embedder);
+    let store = MemoryStore::open(dir.path().join("memstr.db"), test_identity(), options).await.unwrap();
+    for (facet, key, value) in memories {
+        store.persona_remember(PersonaInput::new("work", facet, key, value)).await.unwrap();
+    }
+    store.embed_pending(None, |_, _| {}).await.unwrap();
+    let hits = store.search(SearchQuery::new("Alice green tea morning office before standup").limit(5)).await.unwrap();
+    let address = |i: usize| format!("work/{}/{}", memories[i].0, memories[i].1);
+    let won = (0..3).find(|i| hits[0].path.ends_with(&address(*i))).expect("a persona memory wins");
+    let mut lost = 0;
+    for i in (0..3).filter(|i| *i != won) {
+        let cosine = cos(&v[won], &v[i]);
+        let below = hits.iter().skip(1).any(|h| h.path.ends_with(&address(i)));
+        let losses = store.memory_strength(&address(i)).await.unwrap().losses;
+        eprintln!(
+            "{}: cosine {cosine:.3} with the winner {}, below {below}, losses {losses}",
+            address(i),
+            address(won)
+        );
+        assert_eq!(losses, u64::from(below && cosine >= 0.8), "{}", address(i));
+        lost += losses;
+    }
+    assert_eq!(store.memory_strength(&address(won)).await.unwrap().losses, 0);
+    assert!(lost >= 1, "the reworded near duplicate (or the winner's) lost");
+    assert!(cos(&v[0], &v[1]) >= 0.8, "the rewording is a near duplicate");
+}
