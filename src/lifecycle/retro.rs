@@ -37,6 +37,9 @@ const SWEEP_READ: usize = 4 * MAX_CLUSTER;
 /// The `meta` row listing this device's events whose forward window is still open.
 const OPEN_EVENTS: &str = "retro_open_events";
 const HOUR: f64 = 3600.0;
+/// A memory larger than this (bytes of JSON) sets off no event, and one captured is
+/// left as it is: its cluster or capture might not fit in what NIP-44 encrypts (65,535).
+const SOURCE_ROOM: usize = 48_000;
 
 /// An importance event and the memories it captured, as listed by
 /// [`crate::MemoryStore::importance_clusters`].
@@ -116,6 +119,10 @@ pub(crate) fn fire(
     if source.sync.life.strength.events.iter().any(|e| e.id == id) {
         return Ok(None);
     }
+    if serde_json::to_vec(source)?.len() > SOURCE_ROOM {
+        // No room to record the cluster within what NIP-44 encrypts: no event.
+        return Ok(None);
+    }
     let (from, to) = window(kind, at);
     let mut captured = Vec::new();
     for (_, m) in records::persona_written_between(tx, from, to, at, SWEEP_READ)? {
@@ -165,6 +172,9 @@ fn capture(
     if capture_draw(id, &m.address()) >= capture_probability(kind, m.created_at - at) {
         return Ok(false);
     }
+    if serde_json::to_vec(m)?.len() > SOURCE_ROOM {
+        return Ok(false);
+    }
     let mut next = m.clone();
     let boost = CAPTURE_GAIN * kind.strength();
     next.sync.life.strength.add_capture(Capture { event: id.to_string(), source: source.to_string(), at, boost });
@@ -193,6 +203,9 @@ fn remember_open(tx: &Transaction, engine: &Engine, event: OpenEvent) -> Result<
 /// this device whose window holds it may capture it, and their clusters record it.
 pub(crate) fn capture_new(tx: &Transaction, engine: &Engine, life: &Lifecycle, m: &mut PersonaMemory) -> Result<()> {
     if !life.options.behaviours.is_on(Behaviour::RetroactiveImportance) || engine.evaluate_only() || !capturable(m) {
+        return Ok(());
+    }
+    if serde_json::to_vec(m)?.len() > SOURCE_ROOM {
         return Ok(());
     }
     let address = m.address();

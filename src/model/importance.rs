@@ -8,11 +8,14 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// Most importance events one memory keeps (the latest).
-pub const MAX_EVENTS: usize = 16;
+pub const MAX_EVENTS: usize = 8;
 /// Most addresses one event's cluster records (the first by address).
-pub const MAX_CLUSTER: usize = 64;
+pub const MAX_CLUSTER: usize = 32;
+/// Most bytes of addresses the clusters of one memory's events hold together (the oldest
+/// events go first): the whole memory must stay within what NIP-44 can encrypt.
+pub const MAX_CLUSTER_BYTES: usize = 8_192;
 /// Most captures one memory keeps (the strongest, then the latest).
-pub const MAX_CAPTURES: usize = 32;
+pub const MAX_CAPTURES: usize = 16;
 /// Most that captures raise a memory's importance to, together (below an explicit 1.0).
 pub const CAPTURE_CAP: f64 = 0.9;
 
@@ -163,10 +166,21 @@ impl Strength {
     /// losses per device the larger. Commutative and idempotent.
     pub fn merge(a: &Strength, b: &Strength) -> Strength {
         let mut out = a.clone();
+        // United first and bounded once: the bound then depends on the union only.
         for e in &b.events {
-            out.add_event(e.clone());
+            match out.events.iter_mut().find(|x| x.id == e.id) {
+                Some(x) => union_into(&mut x.captured, &e.captured),
+                None => {
+                    let mut e = e.clone();
+                    union_into(&mut e.captured, &[]);
+                    out.events.push(e);
+                }
+            }
         }
-        out.events.sort_by(|x, y| x.at.total_cmp(&y.at).then(x.id.cmp(&y.id)));
+        for e in &mut out.events {
+            union_into(&mut e.captured, &[]);
+        }
+        bound_events(&mut out.events);
         for c in &b.captured {
             match out.captured.iter_mut().find(|x| x.event == c.event) {
                 // The same event on two devices gives the same capture; if not, the larger
@@ -206,10 +220,21 @@ fn bound_captures(list: &mut Vec<Capture>) {
     list.truncate(MAX_CAPTURES);
 }
 
+/// The latest [`MAX_EVENTS`] events whose clusters fit [`MAX_CLUSTER_BYTES`], in time
+/// order; the latest event's cluster is cut to fit when it alone does not.
 fn bound_events(list: &mut Vec<ImportanceEvent>) {
     list.sort_by(|x, y| x.at.total_cmp(&y.at).then(x.id.cmp(&y.id)));
     if list.len() > MAX_EVENTS {
         list.drain(..list.len() - MAX_EVENTS);
+    }
+    let bytes = |list: &[ImportanceEvent]| list.iter().flat_map(|e| &e.captured).map(String::len).sum::<usize>();
+    while list.len() > 1 && bytes(list) > MAX_CLUSTER_BYTES {
+        list.remove(0);
+    }
+    if let Some(last) = list.last_mut() {
+        while bytes(std::slice::from_ref(last)) > MAX_CLUSTER_BYTES {
+            last.captured.pop();
+        }
     }
 }
 
@@ -235,6 +260,19 @@ mod tests {
             s.add_capture(cap(&format!("x{i}"), 0.5));
         }
         assert_eq!(s.captured_importance(), Some(CAPTURE_CAP));
+    }
+
+    #[test]
+    fn clusters_stay_within_their_byte_bound() {
+        let mut s = Strength::default();
+        for i in 0..20 {
+            let captured = (0..40).map(|j| format!("{}/{j}", "k".repeat(300))).collect();
+            s.add_event(ImportanceEvent { id: format!("e{i}"), kind: ImportanceKind::Pin, at: f64::from(i), captured });
+        }
+        let bytes: usize = s.events.iter().flat_map(|e| &e.captured).map(String::len).sum();
+        assert!(bytes <= MAX_CLUSTER_BYTES, "{bytes}");
+        assert_eq!(s.events.last().unwrap().id, "e19", "the latest is kept");
+        assert!(s.events.iter().all(|e| e.captured.len() <= MAX_CLUSTER));
     }
 
     #[test]
