@@ -374,3 +374,30 @@ async fn with_the_model_near_duplicates_by_cosine_lose() {
     assert!(lost >= 1, "the reworded near duplicate (or the winner's) lost");
     assert!(cos(&v[0], &v[1]) >= 0.8, "the rewording is a near duplicate");
 }
+
+/// Memories written after the event, within its 2 hours, are captured as they are written,
+/// by the same draw, and join its cluster; after the window closes none is.
+#[tokio::test]
+async fn memories_written_after_the_flag_are_captured_as_they_come() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, clock) = open(dir.path(), options(true, false)).await;
+    write_at(&store, &clock, T0, "event", "the contract was signed").await;
+    let id = store.mark_important("event").await.unwrap().unwrap().event.id;
+    for i in 0..10 {
+        write_at(&store, &clock, T0 + 60.0 * f64::from(i + 1), &format!("soon{i}"), &format!("follow-up {i}")).await;
+    }
+    write_at(&store, &clock, T0 + 2.5 * HOUR, "late", "a later note").await;
+    let cluster = store.importance_clusters().await.unwrap().remove(0).event;
+    let mut expected: Vec<String> = (0..10)
+        .map(|i| (format!("work/log/soon{i}"), 60.0 * f64::from(i + 1)))
+        .filter(|(a, d)| capture_draw(&id, a) < capture_probability(ImportanceKind::Flag, *d))
+        .map(|(a, _)| a)
+        .collect();
+    expected.sort();
+    assert!(expected.len() >= 6, "p ≥ 0.78 within 10 minutes (8.8 of 10 expected): {expected:?}");
+    assert_eq!(cluster.captured, expected);
+    for a in &expected {
+        assert_eq!(store.memory_strength(a).await.unwrap().captured_importance, Some(CAPTURE_GAIN));
+    }
+    assert!(store.memory_strength("work/log/late").await.unwrap().captured_by.is_empty());
+}

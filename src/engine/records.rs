@@ -583,3 +583,15 @@ pub(crate) fn vector_of(conn: &Connection, rid: i64) -> Result<Option<Vec<f32>>>
         conn.query_row("SELECT vec FROM vectors WHERE rid = ?1", [rid], |r| r.get(0)).optional()?;
     Ok(blob.map(|b| crate::codec::from_blob(&b)))
 }
+
+/// The live persona memory of row `rid`, if it is one.
+pub(crate) fn persona_at_rid(conn: &Connection, rid: i64) -> Result<Option<PersonaMemory>> {
+    let json: Option<String> = conn
+        .query_row(
+            "SELECT payload FROM records WHERE rid = ?1 AND kind = ?2 AND deleted = 0 AND payload IS NOT NULL",
+            params![rid, RecordKind::Persona],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
+}

@@ -90,12 +90,13 @@ fn capturable(m: &PersonaMemory) -> bool {
 }
 
 /// An event of this device whose forward window is open: memories written before it
-/// closes are captured as they are written ([`capture_new`]).
+/// closes are captured as they are written ([`capture_new`]). Its memory is named by row
+/// (no word of it in the row), and checked to hold the event when read back.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct OpenEvent {
     id: String,
     kind: ImportanceKind,
-    source: String,
+    rid: i64,
     at: f64,
 }
 
@@ -148,8 +149,13 @@ pub(crate) fn fire(
     let event = ImportanceEvent { id, kind, at, captured };
     source.sync.life.strength.add_event(event.clone());
     source.state = life.live_state(source, engine.now()).1;
-    if to > engine.now() {
-        remember_open(tx, engine, OpenEvent { id: event.id.clone(), kind, source: address, at })?;
+    let path = crate::codec::Path::Persona {
+        domain: source.domain.clone(),
+        facet: source.facet.clone(),
+        key: source.key.clone(),
+    };
+    if let (true, Some(rid)) = (to > engine.now(), records::rid_of(tx, &path.to_d())?) {
+        remember_open(tx, engine, OpenEvent { id: event.id.clone(), kind, rid, at })?;
     }
     Ok(Some(event))
 }
@@ -211,15 +217,19 @@ pub(crate) fn capture_new(tx: &Transaction, engine: &Engine, life: &Lifecycle, m
     let address = m.address();
     for e in open_events(tx, engine.now())? {
         let (from, to) = window(e.kind, e.at);
-        if m.created_at < from || m.created_at > to || e.source == address || m.sync.life.strength.captured_by(&e.id) {
+        if m.created_at < from || m.created_at > to || m.sync.life.strength.captured_by(&e.id) {
             continue;
         }
         if capture_draw(&e.id, &address) >= capture_probability(e.kind, m.created_at - e.at) {
             continue;
         }
+        // The event's memory, if it is still there and still holds the event.
+        let Some(before) = records::persona_at_rid(tx, e.rid)? else { continue };
+        if before.address() == address || !before.sync.life.strength.events.iter().any(|x| x.id == e.id) {
+            continue;
+        }
         let boost = CAPTURE_GAIN * e.kind.strength();
-        m.sync.life.strength.add_capture(Capture { event: e.id.clone(), source: e.source.clone(), at: e.at, boost });
-        let Some(before) = records::resolve_persona(tx, &e.source).optional_found()? else { continue };
+        m.sync.life.strength.add_capture(Capture { event: e.id.clone(), source: before.address(), at: e.at, boost });
         let mut source = before.clone();
         let cluster = ImportanceEvent { id: e.id, kind: e.kind, at: e.at, captured: vec![address.clone()] };
         source.sync.life.strength.add_event(cluster);
@@ -303,19 +313,4 @@ pub(crate) fn clusters(conn: &rusqlite::Connection) -> Result<Vec<ImportanceClus
         .collect();
     out.sort_by(|a, b| b.event.at.total_cmp(&a.event.at).then(a.event.id.cmp(&b.event.id)));
     Ok(out)
-}
-
-/// `Result<T>` of a lookup that may find nothing, as an option.
-trait OptionalFound<T> {
-    fn optional_found(self) -> Result<Option<T>>;
-}
-
-impl<T> OptionalFound<T> for Result<T> {
-    fn optional_found(self) -> Result<Option<T>> {
-        match self {
-            Ok(x) => Ok(Some(x)),
-            Err(crate::Error::NotFound(_)) => Ok(None),
-            Err(e) => Err(e),
-        }
-    }
 }
