@@ -64,8 +64,8 @@ pub use engine::{address_of, ImportReport, Outcome, Resolved, StoreStats, FUTURE
 pub use index::{BackgroundEmbedding, EmbedReport, SEARCH_EMBED_BUDGET};
 pub use lifecycle::episodes::{Observation, ObservationInput};
 pub use lifecycle::{
-    Behaviour, Behaviours, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, Ingested, LifecycleOptions,
-    PersonaStats, PruneReport,
+    Behaviour, Behaviours, ConsolidationReport, Dissolve, FactVersion, GraphNeighbour, ImportanceCluster, Ingested,
+    LifecycleOptions, MemoryStrength, PersonaStats, PruneReport,
 };
 pub use model::{BatchItem, Episode, Observed, PersonaInput, PersonaQuery};
 pub use search::{Found, PersonaHit, SearchHit, SearchQuery};

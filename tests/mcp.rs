@@ -138,6 +138,15 @@ fn types_goals_outcomes_and_feedback_through_the_official_client() {
     client_script("test_types.py", "stdio", &[bin()], dir.path());
 }
 
+/// `mark_important`, `importance_clusters`, `memory_strength`, and a search's winner
+/// weakening its near duplicate, with the behaviours on and off.
+#[test]
+fn strength_tools_flag_capture_and_report_losses() {
+    let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
+    client_script("test_strength.py", "stdio", &[bin()], dir.path());
+}
+
 #[test]
 fn every_tool_over_stdio_with_good_and_bad_input() {
     let dir = tempfile::tempdir().unwrap();

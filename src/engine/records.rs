@@ -590,6 +590,41 @@ pub(crate) fn stats(conn: &Connection, engine: &Engine) -> Result<StoreStats> {
     })
 }
 
+/// Live persona memories written (`created_at`) within `[from, to]`, the nearest to `at`
+/// first, at most `limit`: the memories an importance event may capture.
+pub(crate) fn persona_written_between(
+    conn: &Connection,
+    from: f64,
+    to: f64,
+    at: f64,
+    limit: usize,
+) -> Result<Vec<(i64, PersonaMemory)>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT rid, payload FROM records WHERE kind = ?1 AND deleted = 0 AND ts BETWEEN ?2 AND ?3
+         ORDER BY abs(ts - ?4), path LIMIT ?5",
+    )?;
+    decoded(&mut stmt, params![RecordKind::Persona, from, to, at, limit as i64])
+}
+
+/// The stored vector of record `rid`, if it has one.
+pub(crate) fn vector_of(conn: &Connection, rid: i64) -> Result<Option<Vec<f32>>> {
+    let blob: Option<Vec<u8>> =
+        conn.query_row("SELECT vec FROM vectors WHERE rid = ?1", [rid], |r| r.get(0)).optional()?;
+    Ok(blob.map(|b| crate::codec::from_blob(&b)))
+}
+
+/// The live persona memory of row `rid`, if it is one.
+pub(crate) fn persona_at_rid(conn: &Connection, rid: i64) -> Result<Option<PersonaMemory>> {
+    let json: Option<String> = conn
+        .query_row(
+            "SELECT payload FROM records WHERE rid = ?1 AND kind = ?2 AND deleted = 0 AND payload IS NOT NULL",
+            params![rid, RecordKind::Persona],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(json.map(|j| serde_json::from_str(&j)).transpose()?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,7 @@
 //! parts to the store through the engine.
 
 pub(crate) mod batch;
+pub mod competition;
 pub mod compress;
 pub(crate) mod cycle;
 pub mod decay;
@@ -17,9 +18,11 @@ pub mod introspect;
 mod options;
 pub(crate) mod pairs;
 pub(crate) mod persona;
+pub mod retro;
 pub(crate) mod review;
 pub(crate) mod runtime;
 pub(crate) mod similar;
+pub mod strength;
 pub mod summary;
 mod switches;
 pub mod trajectory;
@@ -34,7 +37,9 @@ pub use cycle::ConsolidationReport;
 pub use decay::{policy_by_name, DecayPolicy, Fsrs6, Halflife, Rating, FSRS6_DEFAULT_PARAMS, SUPERSEDED_SPEEDUP};
 pub use options::{Dissolve, LifecycleOptions, LINK_MAX_PER_MEMORY};
 pub use persona::{FactVersion, PersonaStats, PruneReport};
+pub use retro::{capture_draw, capture_probability, ImportanceCluster};
 pub use review::{GraphNeighbour, Ingested};
+pub use strength::MemoryStrength;
 pub use switches::{Behaviour, Behaviours};
 pub use types::{tier_of, tier_scale, EPISODIC_ACCESSES, SEMANTIC_ACCESSES, SEMANTIC_AGE_DAYS};
 pub use verdicts::{ActionOutcome, Feedback};

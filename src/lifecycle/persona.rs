@@ -13,7 +13,9 @@ use crate::codec::{Path, Payload, RecordKind};
 use crate::engine::records::{self, resolve_persona as resolve};
 use crate::engine::{write, Engine};
 use crate::error::{Error, Result, Rule, ValidationError};
-use crate::model::{validate_key, JournalEntry, Memory, MemoryState, PersonaInput, PersonaMemory, PersonaQuery};
+use crate::model::{
+    validate_key, ImportanceKind, JournalEntry, Memory, MemoryState, PersonaInput, PersonaMemory, PersonaQuery,
+};
 
 const DAY: f64 = 86_400.0;
 
@@ -80,7 +82,10 @@ pub(crate) fn query(conn: &Connection, q: &PersonaQuery) -> Result<Vec<(i64, Per
 /// [`crate::MemoryStore::persona_remember`]). Returns the event id.
 pub(crate) fn remember(tx: &Transaction, engine: &Engine, life: &Lifecycle, input: PersonaInput) -> Result<String> {
     let existing = stored(tx, &input)?;
-    let m = remembered(engine, life, existing.as_ref(), input);
+    let mut m = remembered(engine, life, existing.as_ref(), input);
+    if existing.is_none() {
+        super::retro::capture_new(tx, engine, life, &mut m)?;
+    }
     life.save(tx, engine, existing.as_ref(), m, true)
 }
 
@@ -145,8 +150,14 @@ fn touch(tx: &Transaction, engine: &Engine, life: &Lifecycle, rid: i64, m: &Pers
     if engine.evaluate_only() {
         return Ok(());
     }
-    let mut m = m.clone();
+    let (stored, mut m) = (m, m.clone());
     life.record_access(engine.device(), &mut m, now);
+    if super::retro::repeated_access(stored.access_count, &m, now)
+        && super::retro::fire(tx, engine, life, &mut m, ImportanceKind::RepeatedAccess, now)?.is_some()
+    {
+        // The event and its cluster are signed now, with this access.
+        return life.save(tx, engine, Some(stored), m, false).map(|_| ());
+    }
     records::mark_accessed(tx, rid, &serde_json::to_string(&m)?)
 }
 
@@ -259,6 +270,9 @@ pub(crate) fn pin(tx: &Transaction, engine: &Engine, life: &Lifecycle, reference
     let mut m = before.clone();
     m.sync.life.pinned = pinned;
     m.sync.life.dissolved_at = None;
+    if pinned && !before.sync.life.pinned {
+        super::retro::fire(tx, engine, life, &mut m, ImportanceKind::Pin, engine.now())?;
+    }
     m.state = life.live_state(&m, engine.now()).1;
     if m != before {
         life.save(tx, engine, Some(&before), m, true)?;

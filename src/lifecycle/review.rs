@@ -177,6 +177,9 @@ pub(crate) async fn ingest(parts: &Parts, input: PersonaInput) -> Result<Ingeste
                 }
                 _ => (address, persona::remember(tx, engine, life, with_salience(input, best))?),
             };
+            if !keyed_write && !matches!(decision, GateDecision::Reinforce { .. } | GateDecision::Update { .. }) {
+                super::retro::after_gated_write(tx, engine, life, &address)?;
+            }
             // A supersede writes two memories (the new one, the old one marked): two writes
             // toward automatic consolidation, as when they were two transactions.
             let weight = match decision {

@@ -93,7 +93,9 @@ impl Lifecycle {
     /// stay active: a keyed fact is the current value of its attribute until it is set
     /// again, however long ago that was (seed 002).
     pub(crate) fn live_state(&self, m: &PersonaMemory, now: f64) -> (f64, MemoryState) {
-        let relevance = self.decay.relevance_scaled(m, now, super::types::decay_scale(self, m));
+        // Lost recalls weaken it, bounded (retrieval-induced forgetting).
+        let relevance =
+            super::competition::weakened(self.decay.relevance_scaled(m, now, super::types::decay_scale(self, m)), m);
         if m.sync.life.pinned || is_keyed_fact(m) {
             return (relevance, MemoryState::Active);
         }

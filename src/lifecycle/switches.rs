@@ -36,10 +36,14 @@ pub enum Behaviour {
     /// 002). Off: it changes every memory's strength. Tiers are derived, shown and
     /// filtered either way.
     Tiers,
-    /// An importance event strengthens the memories around it in time (seed 001,
-    /// synaptic tagging and capture).
+    /// An importance event (a flag, a pin, a novelty spike, repeated access) strengthens
+    /// the memories written from 9 hours before to 2 hours after it (seed 001, synaptic
+    /// tagging and capture). Off by default: it changes stored strengths
+    /// (docs/lifecycle.md, "Retroactive importance").
     RetroactiveImportance,
-    /// Near-duplicate competitors that lose to a recalled memory weaken slightly (seed 001).
+    /// Near-duplicate competitors that lose to a recalled memory weaken slightly, bounded
+    /// (seed 001). Off by default: it changes ranking (docs/lifecycle.md,
+    /// "Retrieval-induced forgetting").
     RetrievalForgetting,
     /// A consolidation cycle records insights: connections, patterns, contradictions,
     /// gaps, trends (seed 001).

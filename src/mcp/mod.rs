@@ -19,6 +19,7 @@ mod http;
 mod learning;
 mod render;
 mod reply;
+mod strength;
 mod tools;
 mod verbs;
 

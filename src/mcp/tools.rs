@@ -71,7 +71,10 @@ impl MemoryServer {
     pub fn new(store: MemoryStore) -> Self {
         MemoryServer {
             store,
-            tool_router: Self::tool_router() + Self::learning_router() + Self::episode_router(),
+            tool_router: Self::tool_router()
+                + Self::learning_router()
+                + Self::episode_router()
+                + Self::strength_router(),
             calls: std::sync::Arc::new(tokio::sync::Semaphore::new(MAX_CONCURRENT_CALLS)),
         }
     }

@@ -147,6 +147,8 @@ pub fn merge(a: &PersonaMemory, b: &PersonaMemory) -> PersonaMemory {
     // Outcomes and feedback are counts, not edits: every device's count survives.
     m.sync.life.outcomes = a.sync.life.outcomes.merged(&b.sync.life.outcomes);
     m.sync.life.feedback = a.sync.life.feedback.merged(&b.sync.life.feedback);
+    // Captures, clusters and lost recalls only grow: united, per-device maxima.
+    m.sync.life.strength = crate::model::Strength::merge(&a.sync.life.strength, &b.sync.life.strength);
     m
 }
 
@@ -298,8 +300,9 @@ mod tests {
             proptest::option::of(0u8..3),
             proptest::option::of((1u8..4, 0u8..3)),
             proptest::collection::vec(("[xy]", 0u8..3), 0..3),
+            proptest::collection::vec(("[pq]", 0u8..3, "[uv]"), 0..3),
         )
-            .prop_map(|(written, value, state, pinned, importance, dissolved, fsrs, history)| {
+            .prop_map(|(written, value, state, pinned, importance, dissolved, fsrs, history, strength)| {
                 let mut m = base();
                 m.sync.written = f64::from(written);
                 m.value = value;
@@ -317,6 +320,22 @@ mod tests {
                     .into_iter()
                     .map(|(v, t)| crate::model::FactValue { value: v, from: f64::from(t), until: f64::from(t) + 1.0 })
                     .collect();
+                for (id, n, other) in strength {
+                    let s = &mut m.sync.life.strength;
+                    s.add_capture(crate::model::Capture {
+                        event: id.clone(),
+                        source: other.clone(),
+                        at: f64::from(n),
+                        boost: f64::from(n) / 4.0,
+                    });
+                    s.add_event(crate::model::ImportanceEvent {
+                        id: id.clone(),
+                        kind: crate::model::ImportanceKind::Flag,
+                        at: 1.0,
+                        captured: vec![other.clone()],
+                    });
+                    s.lost.insert(other, u64::from(n));
+                }
                 m
             })
     }

@@ -4,6 +4,7 @@
 //! every memory memstr writes is one that client accepts, and the reverse.
 
 pub mod episode;
+mod importance;
 mod input;
 mod introspection;
 mod memory;
@@ -14,6 +15,9 @@ mod persona;
 mod validate;
 
 pub use episode::{Episode, Observed, Outcome, TrajectoryRef};
+pub use importance::{
+    Capture, ImportanceEvent, ImportanceKind, Strength, CAPTURE_CAP, MAX_CAPTURES, MAX_CLUSTER, MAX_EVENTS,
+};
 pub use input::{BatchItem, PersonaInput, PersonaQuery};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};

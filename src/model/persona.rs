@@ -6,8 +6,10 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use super::importance::Strength;
 use super::memory_type::{GoalStatus, MemoryType};
 use super::outcomes::{Reliability, Tally};
+
 use crate::error::{Rule, ValidationError};
 
 /// Default halflife of a persona memory, in days.
@@ -253,6 +255,10 @@ pub struct LifeMeta {
     /// `context-match` behaviour). A user edit: it merges with the value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub context: Option<String>,
+    /// Retroactive importance (the events it set off, those that captured it) and the
+    /// recalls it lost to near duplicates (docs/lifecycle.md).
+    #[serde(skip_serializing_if = "Strength::is_empty")]
+    pub strength: Strength,
 }
 
 /// A value a keyed fact once had.
@@ -285,12 +291,13 @@ impl LifeMeta {
         *self == LifeMeta::default()
     }
 
-    /// What stretches the memory's time scale: the larger of importance and salience,
-    /// None when neither is set (then decay is exactly the client's).
+    /// What stretches the memory's time scale: the largest of importance, salience and
+    /// the importance captures gave ([`Strength::captured_importance`]), None when none is
+    /// set (then decay is exactly the client's).
     pub fn modulation(&self) -> Option<f64> {
-        match (self.importance, self.salience) {
-            (None, None) => None,
-            (a, b) => Some(a.unwrap_or(0.0).max(b.unwrap_or(0.0))),
+        match (self.importance, self.salience, self.strength.captured_importance()) {
+            (None, None, None) => None,
+            (a, b, c) => Some(a.unwrap_or(0.0).max(b.unwrap_or(0.0)).max(c.unwrap_or(0.0))),
         }
     }
 }

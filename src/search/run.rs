@@ -119,11 +119,21 @@ async fn outcome(parts: &Parts, state: &Arc<SearchState>, mut query: SearchQuery
     if query.strengthen {
         let paths: Vec<String> =
             hits.iter().filter(|h| h.revived || matches!(h.found, Found::Persona(_))).map(|h| h.path.clone()).collect();
+        // The recalled memory's near duplicates below it lose (retrieval-induced forgetting).
+        let contest: Vec<String> = match hits.first() {
+            Some(h) if matches!(h.found, Found::Persona(_)) => {
+                hits.iter().filter(|h| matches!(h.found, Found::Persona(_))).map(|h| h.path.clone()).collect()
+            }
+            _ => Vec::new(),
+        };
         if !paths.is_empty() {
             let life = parts.life.clone();
             parts
                 .engine
-                .write(move |tx, engine| crate::lifecycle::persona::strengthen(tx, engine, &life, &paths))
+                .write(move |tx, engine| {
+                    crate::lifecycle::persona::strengthen(tx, engine, &life, &paths)?;
+                    crate::lifecycle::competition::after_recall(tx, engine, &life, &contest).map(|_| ())
+                })
                 .await?;
         }
     }

@@ -9,6 +9,7 @@ mod learning;
 mod lifecycle;
 mod memories;
 mod options;
+mod strength;
 mod transfer;
 
 pub use batch::MAX_BATCH;

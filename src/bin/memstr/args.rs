@@ -228,6 +228,22 @@ pub(crate) enum Command {
         /// A persona key or domain/facet/key.
         reference: String,
     },
+    /// Flag a persona memory as important (key or domain/facet/key): with the
+    /// retroactive-importance behaviour on, it captures memories written from 9 hours
+    /// before to 2 hours after, which then decay slower (docs/lifecycle.md).
+    Important {
+        /// A persona key or domain/facet/key.
+        reference: String,
+    },
+    /// Importance events (flags, pins, novelty spikes, repeated access) and the memories
+    /// each captured, the latest first.
+    Clusters,
+    /// A persona memory's strength: live relevance and state, importance and the captures
+    /// behind it, recalls lost to near duplicates (retrieval-induced forgetting).
+    Strength {
+        /// A persona key or domain/facet/key.
+        reference: String,
+    },
     /// A memory's neighbours in the knowledge graph, with edge types and weights
     /// (persona key, domain/facet/key, or a record path).
     Graph {

@@ -401,6 +401,9 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             store.persona_pin(reference, false).await?;
             out.done(&format!("unpinned {reference}"));
         }
+        Command::Important { .. } | Command::Clusters | Command::Strength { .. } => {
+            crate::strength::run(store, out, &args.command).await?
+        }
         Command::Graph { reference } => out.neighbours(&store.graph_neighbours(reference).await?),
         Command::Fact(fact) => {
             let (domain, subject, attribute, value) = fact.address();

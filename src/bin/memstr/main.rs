@@ -10,6 +10,7 @@ mod mcp;
 mod output;
 mod relay_guard;
 mod relay_serve;
+mod strength;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
