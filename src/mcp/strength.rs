@@ -1,5 +1,5 @@
-//! The tools of retroactive importance and retrieval-induced forgetting: `mark_important`,
-//! `importance_clusters`, `memory_strength` (docs/agents.md). A router of their own,
+//! The tools of retroactive importance and retrieval-induced forgetting: `important`,
+//! `clusters`, `strength` (docs/agents.md). A router of their own,
 //! added to the server's in [`MemoryServer::new`].
 
 use rmcp::handler::server::wrapper::Parameters;
@@ -30,6 +30,7 @@ pub struct ClustersArgs {
 #[tool_router(router = strength_router, vis = "pub(super)")]
 impl MemoryServer {
     #[tool(
+        name = "important",
         description = "Flag a persona memory as important (\"this matters\"). Memories written up to 9 hours before \
 and 2 hours after it are captured with a probability that falls with their distance in time, and then fade slower; \
 the reply lists them. Use it when something turns out to matter, so its context is kept too. Does nothing when the \
@@ -64,8 +65,11 @@ retroactive-importance=on turns it on)"
         }
     }
 
-    #[tool(description = "List importance events (flags, pins, novelty spikes, repeated access), the latest first, \
-each with the memory that set it off and the memories it captured.")]
+    #[tool(
+        name = "clusters",
+        description = "List importance events (flags, pins, novelty spikes, repeated access), the latest first, \
+each with the memory that set it off and the memories it captured."
+    )]
     async fn importance_clusters(&self, Parameters(a): Parameters<ClustersArgs>) -> ToolResult {
         let max_tokens = match budget(a.max_tokens, DEFAULT_RESULT_TOKENS) {
             Ok(b) => b,
@@ -89,9 +93,12 @@ each with the memory that set it off and the memories it captured.")]
         }
     }
 
-    #[tool(description = "How strong a persona memory is now: its state and relevance, the importance that slows \
+    #[tool(
+        name = "strength",
+        description = "How strong a persona memory is now: its state and relevance, the importance that slows \
 its decay and the importance events that captured it, and how many recalls it lost to a near duplicate \
-(retrieval-induced forgetting, bounded).")]
+(retrieval-induced forgetting, bounded)."
+    )]
     async fn memory_strength(&self, Parameters(a): Parameters<PersonaKeyArgs>) -> ToolResult {
         match self.store.memory_strength(a.key.trim()).await {
             Ok(s) => {

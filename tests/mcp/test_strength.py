@@ -1,5 +1,5 @@
 """Retroactive importance and retrieval-induced forgetting through the official MCP Python
-SDK: `mark_important`, `importance_clusters`, `memory_strength`, and a `search` whose winner's
+SDK: `important`, `clusters`, `strength`, and a `search` whose winner's
 near duplicate loses a recall. One server with both behaviours on, one with them off.
 
 Run by tests/mcp.rs: `test_strength.py stdio BIN` with MEMSTR_DIR and MEMSTR_NSEC set.
@@ -30,20 +30,20 @@ async def remember(s, key, content, facet="log"):
 async def behaviours_on(s):
     beside = await remember(s, "beside", "The quarterly budget review moved to Thursday")
     news = await remember(s, "news", "Dana is leaving the company at the end of the month")
-    r = await call(s, "mark_important", {"key": news})
+    r = await call(s, "important", {"key": news})
     c = r.structured_content
     check(c["enabled"] and c["cluster"]["kind"] == "flag", f"mark_important: {c}")
     check(beside in c["cluster"]["captured"], f"a memory written seconds before is captured: {c}")
     check('"work/log/beside"' in text(r), f"captured addresses are quoted: {text(r)}")
-    r = await call(s, "importance_clusters", {})
+    r = await call(s, "clusters", {})
     clusters = r.structured_content["clusters"]
     check(clusters and clusters[0]["source"] == news, f"importance_clusters: {clusters}")
-    r = await call(s, "memory_strength", {"key": beside})
+    r = await call(s, "strength", {"key": beside})
     st = r.structured_content
     check(st["captured_importance"] == 0.5 and st["captured_by"][0]["source"] == news, f"memory_strength: {st}")
-    res = await s.call_tool("memory_strength", {"key": "no-such-memory"})
+    res = await s.call_tool("strength", {"key": "no-such-memory"})
     check(res.is_error and "search" in text(res), f"a missing memory: {text(res)}")
-    res = await s.call_tool("importance_clusters", {"max_tokens": 5})
+    res = await s.call_tool("clusters", {"max_tokens": 5})
     check(res.is_error and "max_tokens" in text(res), f"a tiny budget: {text(res)}")
 
     winner = await remember(s, "winner", "Alice drinks green tea every morning at the office before standup")
@@ -54,17 +54,17 @@ async def behaviours_on(s):
     results = r.structured_content["results"]
     check(results and results[0]["address"] == winner, f"the winner first: {results}")
     check(any(i["address"] == rival for i in results), f"the rival is a hit below the winner: {results}")
-    st = (await call(s, "memory_strength", {"key": rival})).structured_content
+    st = (await call(s, "strength", {"key": rival})).structured_content
     check(st["losses"] == 1 and st["competition_factor"] == 0.95, f"the rival lost a recall: {st}")
-    st = (await call(s, "memory_strength", {"key": winner})).structured_content
+    st = (await call(s, "strength", {"key": winner})).structured_content
     check(st["losses"] == 0, f"the winner lost nothing: {st}")
 
 
 async def behaviours_off(s):
     news = await remember(s, "other-news", "The office moves to the harbour in May")
-    r = await call(s, "mark_important", {"key": news})
+    r = await call(s, "important", {"key": news})
     check(r.structured_content == {"enabled": False} and "off" in text(r), f"off: {text(r)}")
-    r = await call(s, "importance_clusters", {})
+    r = await call(s, "clusters", {})
     check(all(c["source"] != news for c in r.structured_content["clusters"]), f"off: {r.structured_content}")
 
 
