@@ -46,7 +46,7 @@ pub mod model;
 pub use codec::{names_plain_path, DTagMode, Embedding, Path as MemoryPath};
 pub use error::{Cause, EncryptionProblem, Error, RejectReason, Result, Rule, ValidationError};
 pub use identity::Identity;
-pub use model::{IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory, Status};
+pub use model::{Insight, InsightKind, IntrospectionReport, JournalEntry, Memory, MemoryState, PersonaMemory, Status};
 pub mod search;
 mod store;
 #[cfg(feature = "sync")]

@@ -10,6 +10,7 @@ pub(crate) mod batch;
 pub mod compress;
 pub(crate) mod cycle;
 pub mod decay;
+pub(crate) mod dreams;
 pub mod gate;
 pub mod graph;
 pub mod introspect;

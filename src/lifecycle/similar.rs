@@ -40,7 +40,7 @@ const CANDIDATES_PER_LINK: usize = 4;
 
 /// FNV-1a, then a SplitMix64 finaliser: a fixed hash (not the process's random one), so
 /// every run and device picks the same links.
-fn fixed_hash(bytes: &[u8]) -> u64 {
+pub(super) fn fixed_hash(bytes: &[u8]) -> u64 {
     mix(bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x100_0000_01b3)))
 }
 

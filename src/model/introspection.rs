@@ -2,6 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Insight;
+
 /// sense-memory v2's `IntrospectionReport`, in the published client's wire shape
 /// (memories named by key; pairs as two-element lists).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -35,4 +37,9 @@ pub struct IntrospectionReport {
     pub pruned_count: u64,
     /// When the review ran (float Unix seconds).
     pub timestamp: f64,
+    /// memstr's addition: the dream insights the last consolidation cycles stored, each
+    /// with the memories it rests on (docs/lifecycle.md, "Dream insights"). Left out of
+    /// the stored report, which keeps the published client's shape.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub insights: Vec<Insight>,
 }

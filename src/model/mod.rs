@@ -4,6 +4,7 @@
 //! every memory memstr writes is one that client accepts, and the reverse.
 
 mod input;
+mod insight;
 mod introspection;
 mod memory;
 pub mod merge;
@@ -11,6 +12,7 @@ mod persona;
 mod validate;
 
 pub use input::{BatchItem, PersonaInput, PersonaQuery};
+pub use insight::{Insight, InsightKind};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
 pub use persona::{
