@@ -33,6 +33,7 @@ macro_rules! errln {
 
 // After the macros, which it uses.
 mod imports;
+mod insights;
 pub use imports::{embed_progress, import_progress, memory_import_progress, MemoryImport};
 
 fn print_json(v: &Value) {
@@ -109,6 +110,7 @@ impl Out {
         pairs("suggested connections", &r.suggested_connections, "~");
         list("suggested revisions", &r.suggested_revisions);
         list("suggested compressions", &r.suggested_compressions);
+        self.insights(&r.insights);
     }
 
     pub fn prune(&self, r: &PruneReport) {
@@ -159,6 +161,7 @@ impl Out {
         for p in &r.promoted {
             outln!("  promoted {}", l(p));
         }
+        self.insights(&r.insights);
     }
 
     pub fn neighbours(&self, ns: &[GraphNeighbour]) {
