@@ -310,3 +310,63 @@ async fn insights_survive_a_reopen_and_travel_to_another_store() {
     second.import_events(events).await.unwrap();
     assert_eq!(second.insights().await.unwrap(), stored);
 }
+
+// ---------------------------------------------------------------------------------------
+// Scale
+// ---------------------------------------------------------------------------------------
+
+/// A cycle over 10,000 persona memories (200 themes, 100 names, five domains, 200 days)
+/// with dreaming on stays within its caps, and what it costs beside a cycle without it.
+/// Slow in a debug build; run with
+/// `cargo test --test dreams dreaming_ten_thousand -- --ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore]
+async fn dreaming_ten_thousand_memories_stays_within_its_caps() {
+    const N: usize = 10_000;
+    let dir = tempfile::tempdir().unwrap();
+    let now = T0 + 200.0 * DAY;
+    let mut off = quiet();
+    off.behaviours.set(Behaviour::DreamInsights, false);
+    let (store, _) = open_at(dir.path(), now, off).await;
+    let domains = ["self", "people", "projects", "world", "skills"];
+    let words = ["garden", "budget", "train", "report", "coffee", "river", "design", "server", "novel", "recipe"];
+    let inputs: Vec<PersonaInput> = (0..N)
+        .map(|i| {
+            let value = format!(
+                "Note {i} about the {} and the {} with Name{} on item {}",
+                words[i % 10],
+                words[(i / 10) % 10],
+                i % 100,
+                i * 7919 % 1000
+            );
+            PersonaInput::new(domains[i % 5], "facts", &format!("note-{i}"), &value)
+                .themes([format!("theme{}", i % 200)])
+                .at(now - (i % 200) as f64 * DAY - 3_600.0)
+        })
+        .collect();
+    for chunk in inputs.chunks(1_000) {
+        store.persona_remember_batch(chunk.to_vec()).await.unwrap();
+    }
+    let t = std::time::Instant::now();
+    store.consolidate().await.unwrap();
+    let without = t.elapsed();
+    store.close().await.unwrap();
+    let (store, _) = open_at(dir.path(), now, quiet()).await;
+    let t = std::time::Instant::now();
+    let report = store.consolidate().await.unwrap();
+    let with = t.elapsed();
+    println!(
+        "{N} memories: a cycle without dreaming {without:?}, the next with it {with:?}; {} insights, {} written",
+        report.insights.len(),
+        report.insights_written
+    );
+    for kind in InsightKind::ALL {
+        println!("  {kind}: {}", report.insights.iter().filter(|i| i.kind == kind).count());
+    }
+    assert!(!report.insights.is_empty() && report.insights.len() <= 50, "{}", report.insights.len());
+    assert!(report.insights.iter().all(|i| i.evidence.len() <= 12));
+    let t = std::time::Instant::now();
+    let again = store.consolidate().await.unwrap();
+    println!("  a third cycle, nothing new: {:?}, {} written", t.elapsed(), again.insights_written);
+    assert_eq!(again.insights_written, 0);
+}

@@ -22,7 +22,7 @@
 use crate::text::{fold, is_number, tokenize, STOP_WORDS};
 
 mod contradiction;
-pub(crate) use contradiction::finding;
+pub(crate) use contradiction::{finding, finding_between, Clause};
 use contradiction::speaks_for_writer;
 pub use contradiction::{contradiction, same_subject};
 

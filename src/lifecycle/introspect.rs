@@ -369,6 +369,7 @@ mod tests {
                 suggested_compressions: strings(&["people"]),
                 pruned_count: 0,
                 timestamp: NOW,
+                insights: Vec::new(),
             }
         );
         // Order of input does not matter.

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::super::gate::{content_words, finding};
+use super::super::gate::{content_words, finding_between, Clause};
 use super::super::pairs::{set_pairs, shared, SetRule};
 use crate::model::{round3, Insight, InsightKind, MemoryState, PersonaMemory};
 use crate::text::fold;
@@ -22,7 +22,7 @@ pub(crate) const PATTERN_MIN_DAYS: usize = 3;
 /// cosine of [`super::super::gate::lexical_similarity`]); "I live in Berlin" and "I live in
 /// Paris" overlap 0.5.
 pub(crate) const CONTRADICTION_OVERLAP: f64 = 0.34;
-/// Pairs the contradiction rules read per cycle, at most (each reads two clauses).
+/// Pairs the contradiction rules compare per cycle, at most (each value is read once).
 pub(crate) const CONTRADICTION_CHECKS: usize = 50_000;
 /// A knowledge gap: a name in at least this many current memories, none describing it ...
 pub(crate) const GAP_MENTIONS: usize = 3;
@@ -162,6 +162,13 @@ pub(crate) fn contradictions(seen: &[Seen]) -> Vec<Insight> {
         }
     });
     pairs.sort_unstable();
+    // Each value read once, and only the values a pair needs.
+    let mut clauses: HashMap<usize, Clause> = HashMap::new();
+    for &(i, j) in &pairs {
+        for k in [i, j] {
+            clauses.entry(k).or_insert_with(|| Clause::read(&seen[k].memory.value));
+        }
+    }
     let mut found = Vec::new();
     for (i, j) in pairs {
         let (wi, wj) = (&words[i], &words[j]);
@@ -170,8 +177,9 @@ pub(crate) fn contradictions(seen: &[Seen]) -> Vec<Insight> {
         if overlap < CONTRADICTION_OVERLAP || marked_contradicting(&a.memory, &b.memory) {
             continue;
         }
-        let (old, new) = if (a.memory.created_at, &a.path) <= (b.memory.created_at, &b.path) { (a, b) } else { (b, a) };
-        let Some(f) = finding(&new.memory.value, &old.memory.value) else { continue };
+        let (old, new, o, n) =
+            if (a.memory.created_at, &a.path) <= (b.memory.created_at, &b.path) { (a, b, i, j) } else { (b, a, j, i) };
+        let Some(f) = finding_between(&clauses[&n], &clauses[&o]) else { continue };
         let text = format!(
             "\"{}\" disagrees with the older \"{}\" ({}) and neither is marked",
             new.memory.key, old.memory.key, f.cue
@@ -193,7 +201,8 @@ fn names(text: &str) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     let mut sentence_start = true;
     for raw in text.split_whitespace() {
-        let word: String = raw.trim_matches(|c: char| !c.is_alphanumeric()).to_string();
+        // The leading run of letters and digits: "Acme's" is Acme.
+        let word: String = raw.trim_start_matches(|c: char| !c.is_alphanumeric()).chars().take_while(|c| c.is_alphanumeric()).collect();
         let starts_upper = word.chars().next().is_some_and(char::is_uppercase);
         let folded = fold(&word.to_lowercase());
         if !sentence_start
@@ -210,11 +219,17 @@ fn names(text: &str) -> BTreeMap<String, String> {
     out
 }
 
-/// Whether a memory describes `name` (folded): its key, a theme or its first word is it.
-fn describes(s: &Seen, name: &str) -> bool {
-    let in_key = s.memory.key.split(|c: char| !c.is_alphanumeric()).any(|w| fold(&w.to_lowercase()) == name);
-    let first = s.memory.value.split_whitespace().next().map(|w| fold(&w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()));
-    in_key || s.themes().iter().any(|t| fold(t) == name) || first.as_deref() == Some(name)
+/// The names memories describe (folded): each one's key words, themes and first word.
+/// One set for the persona, so a cycle never compares every name with every memory.
+fn described(seen: &[Seen]) -> BTreeSet<String> {
+    let folded = |w: &str| fold(&w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase());
+    let mut out = BTreeSet::new();
+    for s in seen {
+        out.extend(s.memory.key.split(|c: char| !c.is_alphanumeric()).map(folded));
+        out.extend(s.themes().iter().map(|t| folded(t)));
+        out.extend(s.memory.value.split_whitespace().next().map(folded));
+    }
+    out
 }
 
 /// **Knowledge gap**: a name mentioned in at least [`GAP_MENTIONS`] current memories that
@@ -228,9 +243,10 @@ pub(crate) fn knowledge_gaps(seen: &[Seen]) -> Vec<Insight> {
             mentions.entry(folded).or_insert_with(|| (form, Vec::new())).1.push(i);
         }
     }
+    let described = described(seen);
     let mut found = Vec::new();
     for (folded, (form, idx)) in mentions {
-        if idx.len() < GAP_MENTIONS || seen.iter().any(|s| describes(s, &folded)) {
+        if idx.len() < GAP_MENTIONS || described.contains(&folded) {
             continue;
         }
         let text = format!("\"{form}\" is mentioned in {} memories, and none says who or what it is", idx.len());
@@ -281,4 +297,71 @@ pub(crate) fn temporal_trends(seen: &[Seen], now: f64) -> Vec<Insight> {
         found.push(insight(InsightKind::TemporalTrend, theme, text, strength, newest_first(seen, evidence)));
     }
     strongest(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(key: &str, value: &str, themes: &[&str], at: f64) -> Seen {
+        let mut memory = PersonaMemory::new("self", "facts", key, value, at);
+        memory.themes = themes.iter().map(|t| t.to_string()).collect();
+        Seen { path: format!("sense-memory/persona/self/facts/{key}"), memory, state: MemoryState::Active }
+    }
+
+    #[test]
+    fn names_are_capitalised_words_inside_a_sentence() {
+        let mut found: Vec<String> =
+            names("Met Priya on Monday. Then Bob called; I said hi to Acme's CEO").into_values().collect();
+        found.sort();
+        assert_eq!(found, ["Acme", "Bob", "CEO", "Priya"]);
+    }
+
+    #[test]
+    fn one_memory_is_never_a_trend_and_the_key_is_stable() {
+        let now = 1_000.0 * DAY;
+        let one = [seen("a", "x", &["t"], now - DAY)];
+        assert!(temporal_trends(&one, now).is_empty());
+        let a = insight(InsightKind::TemporalTrend, "t".into(), "x".into(), 2.0, vec![]);
+        let b = insight(InsightKind::TemporalTrend, "t".into(), "y".into(), 0.5, vec![]);
+        assert_eq!(a.key, b.key, "the key depends on the kind and subject only");
+        assert_eq!(a.strength, 1.0, "strength is clamped");
+    }
+
+    /// The rules over 10,000 memories, timed (run with `cargo test --lib
+    /// dreams::rules::tests::rules_over_ten_thousand -- --ignored --nocapture`).
+    #[test]
+    #[ignore]
+    fn rules_over_ten_thousand_memories_stay_within_their_caps() {
+        let now = 1_000.0 * DAY;
+        let words = ["garden", "budget", "train", "report", "coffee", "river", "design", "server", "novel", "recipe"];
+        let all: Vec<Seen> = (0..10_000)
+            .map(|i| {
+                let value = format!(
+                    "Note {i} about the {} and the {} with Name{} on item {}",
+                    words[i % 10],
+                    words[(i / 10) % 10],
+                    i % 100,
+                    i * 7919 % 1000
+                );
+                let theme = format!("theme{}", i % 200);
+                seen(&format!("note-{i}"), &value, &[theme.as_str()], now - (i % 150) as f64 * DAY)
+            })
+            .collect();
+        let timed = |name: &str, rule: &dyn Fn() -> Vec<Insight>| {
+            let t = std::time::Instant::now();
+            let found = rule();
+            println!("{name} over 10,000 memories: {:?}, {} found", t.elapsed(), found.len());
+            found
+        };
+        let found = [
+            timed("recurring patterns", &|| recurring_patterns(&all)),
+            timed("contradictions", &|| contradictions(&all)),
+            timed("knowledge gaps", &|| knowledge_gaps(&all)),
+            timed("temporal trends", &|| temporal_trends(&all, now)),
+        ];
+        for f in &found {
+            assert!(f.len() <= MAX_PER_KIND && f.iter().all(|i| i.evidence.len() <= MAX_EVIDENCE));
+        }
+    }
 }
