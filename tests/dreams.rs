@@ -97,8 +97,16 @@ async fn hidden_connection_near_misses_same_domain_shared_theme_or_connected() {
 
 #[tokio::test]
 async fn recurring_pattern_over_days_is_found_and_a_burst_or_too_few_is_not() {
-    let notes = ["Ran 5k along the river", "Ran intervals on the track", "Long run in the hills", "Easy recovery run", "Ran with the club"];
-    for (case, count, spacing, expected) in [("five days", 5, DAY, true), ("one day", 5, 600.0, false), ("four days", 4, DAY, false)] {
+    let notes = [
+        "Ran 5k along the river",
+        "Ran intervals on the track",
+        "Long run in the hills",
+        "Easy recovery run",
+        "Ran with the club",
+    ];
+    for (case, count, spacing, expected) in
+        [("five days", 5, DAY, true), ("one day", 5, 600.0, false), ("four days", 4, DAY, false)]
+    {
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path(), T0).await;
         for (i, note) in notes.iter().take(count).enumerate() {
@@ -156,11 +164,8 @@ async fn knowledge_gap_a_name_mentioned_often_and_never_described() {
         if case == "described" {
             put(&store, "people/facts/priya", "Priya is my manager at Acme", &[], T0 - 5.0 * DAY).await;
         }
-        let found: Vec<Insight> = dream(&store, InsightKind::KnowledgeGap)
-            .await
-            .into_iter()
-            .filter(|i| i.subject == "name priya")
-            .collect();
+        let found: Vec<Insight> =
+            dream(&store, InsightKind::KnowledgeGap).await.into_iter().filter(|i| i.subject == "name priya").collect();
         assert_eq!(!found.is_empty(), expected, "{case}: {found:?}");
         if expected {
             assert_eq!(found[0].evidence.len(), 3);
@@ -173,7 +178,8 @@ async fn knowledge_gap_a_name_mentioned_often_and_never_described() {
 async fn knowledge_gap_a_theme_read_often_whose_memories_all_fade() {
     let dir = tempfile::tempdir().unwrap();
     let (store, clock) = open_at(dir.path(), T0, quiet()).await;
-    let short = |k: &str, v: &str| PersonaInput::new("skills", "procedures", k, v).themes(["deploys"]).halflife_days(1.0);
+    let short =
+        |k: &str, v: &str| PersonaInput::new("skills", "procedures", k, v).themes(["deploys"]).halflife_days(1.0);
     store.persona_remember(short("deploy-steps", "Deploy with the blue green script")).await.unwrap();
     store.persona_remember(short("deploy-rollback", "Roll back by switching the load balancer")).await.unwrap();
     for _ in 0..3 {
@@ -202,7 +208,14 @@ async fn temporal_trend_rising_and_falling_are_found_and_a_steady_theme_is_not()
         let dir = tempfile::tempdir().unwrap();
         let store = open(dir.path(), now).await;
         for (i, age) in ages.iter().enumerate() {
-            put(&store, &format!("self/facts/climb-{i}"), &format!("Climbing session number {i}"), &["climbing"], now - age * DAY).await;
+            put(
+                &store,
+                &format!("self/facts/climb-{i}"),
+                &format!("Climbing session number {i}"),
+                &["climbing"],
+                now - age * DAY,
+            )
+            .await;
         }
         let found = dream(&store, InsightKind::TemporalTrend).await;
         match expected {
@@ -222,7 +235,14 @@ async fn temporal_trend_rising_and_falling_are_found_and_a_steady_theme_is_not()
 async fn running_store(dir: &Path, life: LifecycleOptions) -> MemoryStore {
     let (store, _) = open_at(dir, T0, life).await;
     for i in 0..5 {
-        put(&store, &format!("self/facts/run-{i}"), &format!("Went running, session {i}"), &["running"], T0 - 10.0 * DAY + i as f64 * DAY).await;
+        put(
+            &store,
+            &format!("self/facts/run-{i}"),
+            &format!("Went running, session {i}"),
+            &["running"],
+            T0 - 10.0 * DAY + i as f64 * DAY,
+        )
+        .await;
     }
     store
 }

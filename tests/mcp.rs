@@ -132,7 +132,9 @@ fn consolidate_finds_insights_and_introspect_returns_them_with_their_evidence() 
     for i in 0..5 {
         let (key, value, at) = (format!("run-{i}"), format!("Went running, session {i}"), format!("{}d", 10 - i));
         let theme = "running\u{1b}[2J";
-        run_ok(memstr(dir.path()).args(["persona", "add", "self", "facts", &key, &value, "--theme", theme, "--at", &at]));
+        run_ok(
+            memstr(dir.path()).args(["persona", "add", "self", "facts", &key, &value, "--theme", theme, "--at", &at]),
+        );
     }
     client_script("test_dreams.py", "stdio", &[bin()], dir.path());
 }

@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 use super::dtag::Path;
 use crate::error::RejectReason;
 use crate::model::{
-    validate_journal_content, validate_key, validate_timestamp, validate_value, Insight, IntrospectionReport, JournalEntry,
-    Memory, MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS,
+    validate_journal_content, validate_key, validate_timestamp, validate_value, Insight, IntrospectionReport,
+    JournalEntry, Memory, MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS,
 };
 
 const TYPE_KV: &str = "sense-memory:kv";
@@ -226,7 +226,8 @@ impl Payload {
                     return Err(RejectReason::DTagMismatch);
                 }
                 // Untrusted like any payload: bounded, so a forged insight cannot flood a reply.
-                let too_long = [&insight.text, &insight.subject].into_iter().chain(&insight.evidence).any(|t| t.len() > 4_096);
+                let too_long =
+                    [&insight.text, &insight.subject].into_iter().chain(&insight.evidence).any(|t| t.len() > 4_096);
                 if !insight.strength.is_finite() || insight.evidence.len() > 64 || too_long {
                     return Err(RejectReason::InvalidPayload);
                 }

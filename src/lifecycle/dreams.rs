@@ -63,7 +63,12 @@ pub(crate) async fn dream(parts: &Parts, similar: Vec<(String, String, f64)>) ->
                     old => {
                         fresh.found_at = old.map_or(now, |o| o.found_at);
                         fresh.updated_at = now;
-                        records::put(tx, engine, &Path::Insight { key: fresh.key.clone() }, Payload::Insight(fresh.clone()))?;
+                        records::put(
+                            tx,
+                            engine,
+                            &Path::Insight { key: fresh.key.clone() },
+                            Payload::Insight(fresh.clone()),
+                        )?;
                         written += 1;
                         insights.push(fresh);
                     }
@@ -97,7 +102,9 @@ fn current(conn: &Connection, life: &Lifecycle, now: f64) -> Result<Vec<Seen>> {
 
 /// Insights as reports list them: by kind, strongest first, then by key.
 pub(crate) fn sorted(mut insights: Vec<Insight>) -> Vec<Insight> {
-    insights.sort_by(|a, b| (a.kind, b.strength, &a.key).partial_cmp(&(b.kind, a.strength, &b.key)).unwrap_or(std::cmp::Ordering::Equal));
+    insights.sort_by(|a, b| {
+        (a.kind, b.strength, &a.key).partial_cmp(&(b.kind, a.strength, &b.key)).unwrap_or(std::cmp::Ordering::Equal)
+    });
     insights
 }
 

@@ -548,10 +548,8 @@ domain/facet/key): the old one fades four times faster.")]
         }
     }
 
-    #[tool(
-        description = "Review the persona: counts per state, contradictions, stale beliefs, orphans, suggested \
-connections and revisions, and the insights consolidation found (hidden connections, recurring patterns, contradictions, knowledge gaps, temporal trends), each with the memories it rests on (evidence, by address). Use it now and then to tidy memory."
-    )]
+    #[tool(description = "Review the persona: counts per state, contradictions, stale beliefs, orphans, suggested \
+connections and revisions, and the insights consolidation found (hidden connections, recurring patterns, contradictions, knowledge gaps, temporal trends), each with the memories it rests on (evidence, by address). Use it now and then to tidy memory.")]
     async fn introspect(&self, Parameters(a): Parameters<IntrospectArgs>) -> ToolResult {
         let max_tokens = match budget(a.max_tokens, DEFAULT_RESULT_TOKENS) {
             Ok(b) => b,

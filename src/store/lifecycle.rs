@@ -6,8 +6,7 @@ use crate::engine::refs::{self, address_of, Resolved};
 use crate::error::Result;
 use crate::lifecycle::compress::{CompressOptions, Compressed};
 use crate::lifecycle::{
-    dreams,
-    cycle, persona, review, ConsolidationReport, FactVersion, GraphNeighbour, Ingested, PruneReport,
+    cycle, dreams, persona, review, ConsolidationReport, FactVersion, GraphNeighbour, Ingested, PruneReport,
 };
 use crate::model::{validate_taxonomy, validate_value, IntrospectionReport, PersonaInput};
 

@@ -52,11 +52,26 @@ impl Seen {
 }
 
 /// A finding before it is stored: kind, subject, text, strength, evidence.
-pub(crate) fn insight(kind: InsightKind, subject: String, text: String, strength: f64, evidence: Vec<String>) -> Insight {
+pub(crate) fn insight(
+    kind: InsightKind,
+    subject: String,
+    text: String,
+    strength: f64,
+    evidence: Vec<String>,
+) -> Insight {
     let key = format!("{}-{:016x}", kind.as_str(), super::super::similar::fixed_hash(subject.as_bytes()));
     let mut evidence = evidence;
     evidence.truncate(MAX_EVIDENCE);
-    Insight { key, kind, subject, text, strength: round3(strength.clamp(0.0, 1.0)), evidence, found_at: 0.0, updated_at: 0.0 }
+    Insight {
+        key,
+        kind,
+        subject,
+        text,
+        strength: round3(strength.clamp(0.0, 1.0)),
+        evidence,
+        found_at: 0.0,
+        updated_at: 0.0,
+    }
 }
 
 /// Strongest first (then by subject, so a cycle's choice is the same on every device),
@@ -186,7 +201,13 @@ pub(crate) fn contradictions(seen: &[Seen]) -> Vec<Insight> {
         );
         let strength = if f.explicit { 0.9 } else { 0.6 };
         let subject = format!("{} {}", (&a.path).min(&b.path), (&a.path).max(&b.path));
-        found.push(insight(InsightKind::Contradiction, subject, text, strength, vec![new.path.clone(), old.path.clone()]));
+        found.push(insight(
+            InsightKind::Contradiction,
+            subject,
+            text,
+            strength,
+            vec![new.path.clone(), old.path.clone()],
+        ));
     }
     strongest(found)
 }
@@ -195,14 +216,35 @@ pub(crate) fn contradictions(seen: &[Seen]) -> Vec<Insight> {
 /// are capitalised too and name nothing to describe.
 fn names(text: &str) -> BTreeMap<String, String> {
     const CALENDAR: &[&str] = &[
-        "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february",
-        "march", "april", "may", "june", "july", "august", "september", "october", "november", "december",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
     ];
     let mut out = BTreeMap::new();
     let mut sentence_start = true;
     for raw in text.split_whitespace() {
         // The leading run of letters and digits: "Acme's" is Acme.
-        let word: String = raw.trim_start_matches(|c: char| !c.is_alphanumeric()).chars().take_while(|c| c.is_alphanumeric()).collect();
+        let word: String = raw
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .chars()
+            .take_while(|c| c.is_alphanumeric())
+            .collect();
         let starts_upper = word.chars().next().is_some_and(char::is_uppercase);
         let folded = fold(&word.to_lowercase());
         if !sentence_start
@@ -251,7 +293,13 @@ pub(crate) fn knowledge_gaps(seen: &[Seen]) -> Vec<Insight> {
         }
         let text = format!("\"{form}\" is mentioned in {} memories, and none says who or what it is", idx.len());
         let strength = idx.len() as f64 / (2 * GAP_MENTIONS) as f64;
-        found.push(insight(InsightKind::KnowledgeGap, format!("name {folded}"), text, strength, newest_first(seen, idx)));
+        found.push(insight(
+            InsightKind::KnowledgeGap,
+            format!("name {folded}"),
+            text,
+            strength,
+            newest_first(seen, idx),
+        ));
     }
     for (theme, idx) in by_theme(seen) {
         let reads: u64 = idx.iter().map(|i| seen[*i].memory.access_count).sum();
@@ -260,7 +308,13 @@ pub(crate) fn knowledge_gaps(seen: &[Seen]) -> Vec<Insight> {
         }
         let text = format!("\"{theme}\" was read {reads} times, and its {} memories are all fading", idx.len());
         let strength = reads as f64 / (2 * GAP_ACCESSES) as f64;
-        found.push(insight(InsightKind::KnowledgeGap, format!("theme {theme}"), text, strength, newest_first(seen, idx)));
+        found.push(insight(
+            InsightKind::KnowledgeGap,
+            format!("theme {theme}"),
+            text,
+            strength,
+            newest_first(seen, idx),
+        ));
     }
     strongest(found)
 }
