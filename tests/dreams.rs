@@ -367,6 +367,8 @@ async fn dreaming_ten_thousand_memories_stays_within_its_caps() {
     for chunk in inputs.chunks(1_000) {
         store.persona_remember_batch(chunk.to_vec()).await.unwrap();
     }
+    store.consolidate().await.unwrap();
+    // The second cycle without dreaming: what a cycle with nothing new costs.
     let t = std::time::Instant::now();
     store.consolidate().await.unwrap();
     let without = t.elapsed();
@@ -376,7 +378,7 @@ async fn dreaming_ten_thousand_memories_stays_within_its_caps() {
     let report = store.consolidate().await.unwrap();
     let with = t.elapsed();
     println!(
-        "{N} memories: a cycle without dreaming {without:?}, the next with it {with:?}; {} insights, {} written",
+        "{N} memories: a steady cycle without dreaming {without:?}, the next with it {with:?}; {} insights, {} written",
         report.insights.len(),
         report.insights_written
     );

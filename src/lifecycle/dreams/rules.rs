@@ -23,7 +23,7 @@ pub(crate) const PATTERN_MIN_DAYS: usize = 3;
 /// Paris" overlap 0.5.
 pub(crate) const CONTRADICTION_OVERLAP: f64 = 0.34;
 /// Pairs the contradiction rules compare per cycle, at most (each value is read once).
-pub(crate) const CONTRADICTION_CHECKS: usize = 50_000;
+pub(crate) const CONTRADICTION_CHECKS: usize = 20_000;
 /// A knowledge gap: a name in at least this many current memories, none describing it ...
 pub(crate) const GAP_MENTIONS: usize = 3;
 /// ... or a theme read at least this many times whose memories are all fading.
