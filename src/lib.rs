@@ -47,8 +47,8 @@ pub use codec::{names_plain_path, DTagMode, Embedding, Path as MemoryPath};
 pub use error::{Cause, EncryptionProblem, Error, RejectReason, Result, Rule, ValidationError};
 pub use identity::Identity;
 pub use model::{
-    GoalStatus, IntrospectionReport, JournalEntry, Memory, MemoryState, MemoryType, PersonaMemory, Reliability, Status,
-    Tier,
+    GoalStatus, Insight, InsightKind, IntrospectionReport, JournalEntry, Memory, MemoryState, MemoryType,
+    PersonaMemory, Reliability, Status, Tier,
 };
 pub mod search;
 mod store;

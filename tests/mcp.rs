@@ -147,6 +147,22 @@ fn strength_tools_flag_capture_and_report_losses() {
     client_script("test_strength.py", "stdio", &[bin()], dir.path());
 }
 
+/// Dream insights (issue 27, point 6): `consolidate` finds a recurring pattern in five
+/// memories written on five days; `introspect` returns it with its evidence, quoted, bounded.
+#[test]
+fn consolidate_finds_insights_and_introspect_returns_them_with_their_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    init_store(dir.path());
+    for i in 0..5 {
+        let (key, value, at) = (format!("run-{i}"), format!("Went running, session {i}"), format!("{}d", 10 - i));
+        let theme = "running\u{1b}[2J";
+        run_ok(
+            memstr(dir.path()).args(["persona", "add", "self", "facts", &key, &value, "--theme", theme, "--at", &at]),
+        );
+    }
+    client_script("test_dreams.py", "stdio", &[bin()], dir.path());
+}
+
 #[test]
 fn every_tool_over_stdio_with_good_and_bad_input() {
     let dir = tempfile::tempdir().unwrap();

@@ -13,6 +13,7 @@ pub const JOURNAL_PREFIX: &str = "sense-journal/";
 const PERSONA_PREFIX: &str = "sense-memory/persona/";
 const EMBED_PREFIX: &str = "sense-memory/embed/";
 const INTROSPECTION_PREFIX: &str = "sense-memory/introspection/";
+const INSIGHT_PREFIX: &str = "sense-memory/insight/";
 /// Pseudo-path of kind-4 journal notes, which have no d tag.
 const KIND4_PREFIX: &str = "kind4/";
 
@@ -81,12 +82,20 @@ pub enum RecordKind {
     Embed,
     /// An introspection report (`sense-memory/introspection/{ts}`).
     Introspection,
+    /// A dream insight (`sense-memory/insight/{key}`, memstr's): derived, never searched.
+    Insight,
 }
 
 impl RecordKind {
     /// Every kind.
-    pub const ALL: [RecordKind; 5] =
-        [RecordKind::Kv, RecordKind::Journal, RecordKind::Persona, RecordKind::Embed, RecordKind::Introspection];
+    pub const ALL: [RecordKind; 6] = [
+        RecordKind::Kv,
+        RecordKind::Journal,
+        RecordKind::Persona,
+        RecordKind::Embed,
+        RecordKind::Introspection,
+        RecordKind::Insight,
+    ];
 
     /// The kind stored under `name` ([`RecordKind::as_str`]).
     pub fn from_name(name: &str) -> Option<Self> {
@@ -104,6 +113,7 @@ impl RecordKind {
             RecordKind::Persona => "persona",
             RecordKind::Embed => "embed",
             RecordKind::Introspection => "introspection",
+            RecordKind::Insight => "insight",
         }
     }
 }
@@ -143,6 +153,11 @@ pub enum Path {
         text: String,
         /// Its value (float Unix seconds).
         ts: f64,
+    },
+    /// `sense-memory/insight/{key}` (memstr's; the published client does not read it).
+    Insight {
+        /// The insight's key ([`crate::Insight::key`]).
+        key: String,
     },
     /// A kind-4 journal note, addressed by its event id (it has no d tag).
     Kind4 {
@@ -193,6 +208,10 @@ impl Path {
             let ts = parse_ts(ts_text)?;
             return Ok(Path::Introspection { text: ts_text.to_string(), ts });
         }
+        if let Some(key) = d.strip_prefix(INSIGHT_PREFIX) {
+            validate_key(key).map_err(|_| PathError::Malformed)?;
+            return Ok(Path::Insight { key: key.to_string() });
+        }
         Err(PathError::Malformed)
     }
 
@@ -204,6 +223,7 @@ impl Path {
             Path::Persona { domain, facet, key } => format!("{PERSONA_PREFIX}{domain}/{facet}/{key}"),
             Path::Embed { key } => format!("{EMBED_PREFIX}{key}"),
             Path::Introspection { text, .. } => format!("{INTROSPECTION_PREFIX}{text}"),
+            Path::Insight { key } => format!("{INSIGHT_PREFIX}{key}"),
             Path::Kind4 { event_id } => format!("{KIND4_PREFIX}{event_id}"),
         }
     }
@@ -226,6 +246,7 @@ impl Path {
             Path::Persona { .. } => RecordKind::Persona,
             Path::Embed { .. } => RecordKind::Embed,
             Path::Introspection { .. } => RecordKind::Introspection,
+            Path::Insight { .. } => RecordKind::Insight,
         }
     }
 }
@@ -273,6 +294,7 @@ mod tests {
             Path::Journal { ts, .. } if ts == 1795239472.3708987
         ));
         assert!(matches!(Path::parse("sense-memory/introspection/1795239472.5").unwrap(), Path::Introspection { .. }));
+        assert_eq!(Path::parse("sense-memory/insight/trend-0a1b").unwrap(), Path::Insight { key: "trend-0a1b".into() });
         // A bare "persona" key is a flat memory, as in the client.
         assert_eq!(Path::parse("sense-memory/persona").unwrap(), Path::Kv { key: "persona".into() });
         // A colon in a key is fine: memstr never splits a d tag on ':'.
@@ -315,6 +337,7 @@ mod tests {
                 Path::Embed { key: key.clone() },
                 Path::journal(ts),
                 Path::introspection(ts),
+                Path::Insight { key: key.clone() },
             ] {
                 prop_assert_eq!(Path::parse(&p.to_d()).unwrap(), p);
             }

@@ -10,8 +10,8 @@ use super::dtag::Path;
 use crate::error::RejectReason;
 use crate::model::episode::{validate_context, validate_episode_id, validate_label, MAX_LABEL};
 use crate::model::{
-    validate_journal_content, validate_key, validate_timestamp, validate_value, IntrospectionReport, JournalEntry,
-    Memory, MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS,
+    validate_journal_content, validate_key, validate_timestamp, validate_value, Insight, IntrospectionReport,
+    JournalEntry, Memory, MemoryState, PersonaMemory, DEFAULT_HALFLIFE_DAYS,
 };
 
 const TYPE_KV: &str = "sense-memory:kv";
@@ -19,6 +19,7 @@ const TYPE_JOURNAL: &str = "sense-memory:journal";
 const TYPE_PERSONA: &str = "sense-memory:persona";
 const TYPE_INTROSPECTION: &str = "sense-memory:introspection";
 const TYPE_TOMBSTONE: &str = "memstr:tombstone";
+const TYPE_INSIGHT: &str = "memstr:insight";
 
 /// An embedding published for another device (`sense-memory/embed/{key}`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,6 +67,8 @@ pub enum Payload {
     Introspection(IntrospectionReport),
     /// memstr's deletion marker (`"type": "memstr:tombstone"`).
     Tombstone(Tombstone),
+    /// A dream insight (`"type": "memstr:insight"`).
+    Insight(Insight),
 }
 
 impl Payload {
@@ -117,6 +120,11 @@ impl Payload {
                 v
             }
             Payload::Tombstone(t) => json!({"type": TYPE_TOMBSTONE, "path": t.path, "deleted_at": t.deleted_at}),
+            Payload::Insight(i) => {
+                let mut v = serde_json::to_value(i).expect("an insight always serialises");
+                v.as_object_mut().expect("an insight is an object").insert("type".into(), TYPE_INSIGHT.into());
+                v
+            }
         };
         if let (Payload::Persona(p), Some(obj)) = (self, v.as_object_mut()) {
             if !p.sync.is_empty() {
@@ -225,6 +233,24 @@ impl Payload {
                     return Err(RejectReason::DTagMismatch);
                 }
                 Ok(Payload::Introspection(report))
+            }
+            Path::Insight { key } => {
+                expect_type(ty, Some(TYPE_INSIGHT))?;
+                let mut clean = obj.clone();
+                clean.remove("type");
+                clean.remove("path");
+                let insight: Insight =
+                    serde_json::from_value(Value::Object(clean)).map_err(|_| RejectReason::MalformedPayload)?;
+                if &insight.key != key {
+                    return Err(RejectReason::DTagMismatch);
+                }
+                // Untrusted like any payload: bounded, so a forged insight cannot flood a reply.
+                let too_long =
+                    [&insight.text, &insight.subject].into_iter().chain(&insight.evidence).any(|t| t.len() > 4_096);
+                if !insight.strength.is_finite() || insight.evidence.len() > 64 || too_long {
+                    return Err(RejectReason::InvalidPayload);
+                }
+                Ok(Payload::Insight(insight))
             }
         }
     }
@@ -474,6 +500,20 @@ mod tests {
             ..Default::default()
         });
         assert_eq!(round_trip(&Path::introspection(1795000000.25), &r), r);
+
+        let i = Payload::Insight(crate::Insight {
+            key: "recurring-pattern-00ff".into(),
+            kind: crate::InsightKind::RecurringPattern,
+            subject: "running".into(),
+            text: "\"running\" recurs".into(),
+            strength: 0.5,
+            evidence: vec!["sense-memory/persona/self/facts/a".into()],
+            found_at: 2.0,
+            updated_at: 3.0,
+        });
+        assert_eq!(round_trip(&Path::Insight { key: "recurring-pattern-00ff".into() }, &i), i);
+        let wrong = Path::Insight { key: "other".into() };
+        assert_eq!(Payload::decode(&wrong, &obj(i.to_value(None)), 1.0), Err(RejectReason::DTagMismatch));
 
         let kvp = Path::Kv { key: "k".into() };
         let t = Payload::Tombstone(Tombstone { path: kvp.to_d(), deleted_at: 9.0 });

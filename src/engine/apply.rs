@@ -236,6 +236,8 @@ fn row_of(payload: &Payload) -> Row<'_> {
         Payload::Embed(e) => Row { key: Some(&e.key), ts: Some(e.created_at), ..none },
         Payload::Introspection(r) => Row { ts: Some(r.timestamp), ..none },
         Payload::Tombstone(t) => Row { ts: Some(t.deleted_at), ..none },
+        // No text: an insight is never in the full-text index, so no search finds it.
+        Payload::Insight(i) => Row { key: Some(&i.key), ts: Some(i.updated_at), ..none },
         #[allow(unreachable_patterns)]
         _ => none,
     }
@@ -343,6 +345,7 @@ pub(crate) fn payload_json(payload: &Payload) -> Result<String> {
         Payload::Persona(p) => serde_json::to_string(p)?,
         Payload::Embed(e) => serde_json::to_string(e)?,
         Payload::Introspection(r) => serde_json::to_string(r)?,
+        Payload::Insight(i) => serde_json::to_string(i)?,
         other => serde_json::to_string(&other.to_value(None))?,
     })
 }

@@ -118,6 +118,7 @@ pub(crate) fn payload_of(kind: RecordKind, json: &str) -> Result<Payload> {
         RecordKind::Persona => Payload::Persona(serde_json::from_str(json)?),
         RecordKind::Embed => Payload::Embed(serde_json::from_str(json)?),
         RecordKind::Introspection => Payload::Introspection(serde_json::from_str(json)?),
+        RecordKind::Insight => Payload::Insight(serde_json::from_str(json)?),
     })
 }
 
@@ -277,6 +278,13 @@ pub(crate) fn introspections(conn: &Connection, limit: usize) -> Result<Vec<Intr
     let mut stmt =
         conn.prepare("SELECT payload FROM records WHERE kind = ?1 AND deleted = 0 ORDER BY ts DESC LIMIT ?2")?;
     let rows = stmt.query_map(params![RecordKind::Introspection, limit as i64], |r| r.get::<_, String>(0))?;
+    rows.map(|j| Ok(serde_json::from_str(&j?)?)).collect()
+}
+
+/// Stored dream insights, by key.
+pub(crate) fn insights(conn: &Connection) -> Result<Vec<crate::model::Insight>> {
+    let mut stmt = conn.prepare("SELECT payload FROM records WHERE kind = ?1 AND deleted = 0 ORDER BY key")?;
+    let rows = stmt.query_map([RecordKind::Insight], |r| r.get::<_, String>(0))?;
     rows.map(|j| Ok(serde_json::from_str(&j?)?)).collect()
 }
 

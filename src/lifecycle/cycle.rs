@@ -55,6 +55,13 @@ pub struct ConsolidationReport {
     pub summarised: Vec<String>,
     /// When it ran.
     pub at: f64,
+    /// Dream insights stored after the cycle (`Behaviour::DreamInsights`; empty when off),
+    /// each with the memories it rests on.
+    pub insights: Vec<crate::model::Insight>,
+    /// Insight records this cycle wrote (new or changed) ...
+    pub insights_written: usize,
+    /// ... and retired (no longer found).
+    pub insights_retired: usize,
 }
 
 impl ConsolidationReport {
@@ -67,6 +74,8 @@ impl ConsolidationReport {
             || self.decay_days > 0
             || self.edges_pruned > 0
             || !self.summarised.is_empty()
+            || self.insights_written > 0
+            || self.insights_retired > 0
     }
 }
 
@@ -302,6 +311,8 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
         report.prune.deleted.extend(part.deleted);
         report.prune.marked.extend(part.marked);
     }
+    let dreaming = life.options.behaviours.is_on(super::Behaviour::DreamInsights);
+    let dream_pairs = if dreaming { similar.clone() } else { Vec::new() };
     // The learned edges after this cycle, worked out on a reader from the stored ones.
     let plan = engine.read(move |conn, _| edge_plan(conn, now, &similar, &coactive)).await?;
     report.linked = plan.linked;
@@ -325,6 +336,11 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
             meta_set(tx, "last_consolidation", &now.to_string())
         })
         .await?;
+    if dreaming {
+        let dreamt = super::dreams::dream(parts, dream_pairs).await?;
+        (report.insights, report.insights_written, report.insights_retired) =
+            (dreamt.insights, dreamt.written, dreamt.retired);
+    }
     Ok(report)
 }
 

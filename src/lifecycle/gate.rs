@@ -22,9 +22,9 @@
 use crate::text::{fold, is_number, tokenize, STOP_WORDS};
 
 mod contradiction;
-use contradiction::finding;
 use contradiction::speaks_for_writer;
 pub use contradiction::{contradiction, same_subject};
+pub(crate) use contradiction::{finding, finding_between, Clause};
 
 /// The similarity thresholds of the gate (seed 001's values by default).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -11,6 +11,7 @@ pub mod competition;
 pub mod compress;
 pub(crate) mod cycle;
 pub mod decay;
+pub(crate) mod dreams;
 pub mod episodes;
 pub mod gate;
 pub mod graph;

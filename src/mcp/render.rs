@@ -289,6 +289,30 @@ fn typed_text(t: &crate::search::Typed) -> String {
     out
 }
 
+/// The `introspect` tool's reply: the report as JSON (stored text in JSON string literals,
+/// insights with the memories they rest on among its lists), fitted to `max_tokens` by
+/// [`fit_report`], and the structured value with `omitted`.
+pub(super) fn introspection(report: &crate::IntrospectionReport, max_tokens: usize) -> (String, Value) {
+    let mut v = serde_json::to_value(report).unwrap_or(Value::Null);
+    // The line that counts the insights has its share of the budget.
+    let omitted = fit_report(&mut v, max_tokens.saturating_sub(if report.insights.is_empty() { 0 } else { 25 }));
+    let cut = if omitted > 0 {
+        format!("\n({omitted} list items left out by the token budget: raise max_tokens for all of them)")
+    } else {
+        String::new()
+    };
+    if let Some(o) = v.as_object_mut() {
+        o.insert("omitted".into(), json!(omitted));
+    }
+    let insights = v.get("insights").and_then(Value::as_array).map_or(0, Vec::len);
+    let said = if insights > 0 {
+        format!("\n{insights} insight(s) from consolidation, each with the memories it rests on (evidence).")
+    } else {
+        String::new()
+    };
+    (format!("{DATA_NOTICE}\nIntrospection report: {v}{cut}{said}"), v)
+}
+
 /// Cuts the longest lists of a JSON report (an item at a time, from their ends) until it
 /// fits `max_tokens` by [`estimate_tokens`]; returns how many items were left out.
 pub(super) fn fit_report(report: &mut Value, max_tokens: usize) -> usize {

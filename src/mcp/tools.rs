@@ -551,10 +551,8 @@ domain/facet/key): the old one fades four times faster.")]
         }
     }
 
-    #[tool(
-        description = "Review the persona: counts per state, contradictions, stale beliefs, orphans, and suggested \
-connections and revisions. Use it now and then to tidy memory."
-    )]
+    #[tool(description = "Review the persona: counts per state, contradictions, stale beliefs, orphans, suggested \
+connections and revisions, and the insights consolidation found (hidden connections, recurring patterns, contradictions, knowledge gaps, temporal trends), each with the memories it rests on (evidence, by address). Use it now and then to tidy memory.")]
     async fn introspect(&self, Parameters(a): Parameters<IntrospectArgs>) -> ToolResult {
         let max_tokens = match budget(a.max_tokens, DEFAULT_RESULT_TOKENS) {
             Ok(b) => b,
@@ -562,24 +560,15 @@ connections and revisions. Use it now and then to tidy memory."
         };
         match self.store.persona_introspect().await {
             Ok(r) => {
-                let mut v = serde_json::to_value(&r).unwrap_or(Value::Null);
-                let omitted = render::fit_report(&mut v, max_tokens);
-                let cut = if omitted > 0 {
-                    format!("\n({omitted} list items left out by the token budget: raise max_tokens for all of them)")
-                } else {
-                    String::new()
-                };
-                if let Some(o) = v.as_object_mut() {
-                    o.insert("omitted".into(), json!(omitted));
-                }
-                ok(format!("{DATA_NOTICE}\nIntrospection report: {v}{cut}"), v)
+                let (text, v) = render::introspection(&r, max_tokens);
+                ok(text, v)
             }
             Err(e) => store_error(e),
         }
     }
 
     #[tool(description = "Run one consolidation cycle: move memories to the state their decay puts them in, promote \
-recurring journal content to memories, link similar memories, strengthen links used together.")]
+recurring journal content to memories, link similar memories, strengthen links used together, and find insights (introspect shows them).")]
     async fn consolidate(&self) -> ToolResult {
         match self.store.consolidate().await {
             Ok(r) => {
@@ -591,6 +580,9 @@ recurring journal content to memories, link similar memories, strengthen links u
                     "strengthened": r.strengthened,
                     "edges_pruned": r.edges_pruned,
                     "edges": r.edges,
+                    "insights": r.insights.len(),
+                    "insights_written": r.insights_written,
+                    "insights_retired": r.insights_retired,
                 });
                 ok(format!("consolidated: {v}"), v)
             }

@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::Insight;
+
 /// sense-memory v2's `IntrospectionReport`, in the published client's wire shape
 /// (memories named by key; pairs as two-element lists).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -46,4 +48,9 @@ pub struct IntrospectionReport {
     /// Keys of the goals still open (memstr's).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub open_goals: Vec<String>,
+    /// memstr's addition: the dream insights the last consolidation cycles stored, each
+    /// with the memories it rests on (docs/lifecycle.md, "Dream insights"). Left out of
+    /// the stored report, which keeps the published client's shape.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub insights: Vec<Insight>,
 }

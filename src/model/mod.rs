@@ -6,6 +6,7 @@
 pub mod episode;
 mod importance;
 mod input;
+mod insight;
 mod introspection;
 mod memory;
 mod memory_type;
@@ -19,6 +20,7 @@ pub use importance::{
     Capture, ImportanceEvent, ImportanceKind, Strength, CAPTURE_CAP, MAX_CAPTURES, MAX_CLUSTER, MAX_EVENTS,
 };
 pub use input::{BatchItem, PersonaInput, PersonaQuery};
+pub use insight::{Insight, InsightKind};
 pub use introspection::IntrospectionReport;
 pub use memory::{JournalEntry, Memory};
 pub use memory_type::{GoalStatus, MemoryType, Tier};

@@ -6,7 +6,7 @@ use crate::engine::refs::{self, address_of, Resolved};
 use crate::error::Result;
 use crate::lifecycle::compress::{CompressOptions, Compressed};
 use crate::lifecycle::{
-    cycle, persona, review, ConsolidationReport, FactVersion, GraphNeighbour, Ingested, PruneReport,
+    cycle, dreams, persona, review, ConsolidationReport, FactVersion, GraphNeighbour, Ingested, PruneReport,
 };
 use crate::model::{validate_taxonomy, validate_value, IntrospectionReport, PersonaInput};
 
@@ -36,10 +36,21 @@ impl MemoryStore {
     /// Reviews the persona (seed 003's `persona_introspect`): counts per state,
     /// contradiction pairs, stale beliefs, orphans, overloaded facets, suggested
     /// connections (two shared themes, or embeddings at least `link_similarity` alike)
-    /// and revisions. The report is stored as an introspection event and returned.
+    /// and revisions. The report is stored as an introspection event and returned, with
+    /// the dream insights consolidation stored ([`MemoryStore::insights`]) in `insights`.
     pub async fn persona_introspect(&self) -> Result<IntrospectionReport> {
         self.parts().record_accesses().await?;
-        review::introspect_persona(&self.parts()).await
+        let mut report = review::introspect_persona(&self.parts()).await?;
+        report.insights = self.insights().await?;
+        Ok(report)
+    }
+
+    /// The dream insights consolidation cycles found and stored (docs/lifecycle.md, "Dream
+    /// insights"): by kind, strongest first, each with the memories it rests on. Found and
+    /// retired by [`MemoryStore::consolidate`] while `Behaviour::DreamInsights` is on;
+    /// never among search results.
+    pub async fn insights(&self) -> Result<Vec<crate::model::Insight>> {
+        dreams::stored(&self.parts()).await
     }
 
     /// The current persona for an LLM's context: memories quoted whole or to their first

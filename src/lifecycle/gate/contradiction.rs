@@ -136,7 +136,7 @@ const ANTONYMS: &[(&[&str], &[&str])] = &[
 
 /// One value read for the check.
 #[derive(Debug)]
-struct Clause {
+pub(crate) struct Clause {
     /// All words, lower case (apostrophes split them: "alice's" → "alice", "s").
     words: Vec<String>,
     /// The same, folded, joined by single spaces (for phrases).
@@ -229,7 +229,7 @@ fn entity(text: &str, words: &[String]) -> Option<(String, usize)> {
 }
 
 impl Clause {
-    fn read(text: &str) -> Clause {
+    pub(crate) fn read(text: &str) -> Clause {
         let words = tokenize(text);
         let folded_text = words.iter().map(|w| fold(w)).collect::<Vec<_>>().join(" ");
         let subject = entity(text, &words);
@@ -315,25 +315,29 @@ pub(crate) struct Finding {
 
 /// [`contradiction`] with how sure it is.
 pub(crate) fn finding(new_value: &str, old_value: &str) -> Option<Finding> {
-    let (new, old) = (Clause::read(new_value), Clause::read(old_value));
+    finding_between(&Clause::read(new_value), &Clause::read(old_value))
+}
+
+/// [`finding`] on values already read: a caller comparing many pairs reads each value once.
+pub(crate) fn finding_between(new: &Clause, old: &Clause) -> Option<Finding> {
     let explicit = |cue: String| Finding { cue, explicit: true };
     let implied = |cue: String| Finding { cue, explicit: false };
     // A switch names the old value: "we moved login from Auth0 to WorkOS" corrects "Login
     // uses Auth0" though the subjects read differently, when the two share more than X.
-    if let Some(cue) = switch(&new, &old) {
+    if let Some(cue) = switch(new, old) {
         // Named in another subject's sentence ("MRR went from $48k to $61k" after "Our
         // revenue is $48k a month"): likely the same value, not sure enough to supersede.
-        return Some(if subjects_meet(&new, &old) { explicit(cue) } else { implied(cue) });
+        return Some(if subjects_meet(new, old) { explicit(cue) } else { implied(cue) });
     }
     if new.subject.is_none() || new.subject != old.subject {
         return None;
     }
-    stopped(&new, &old)
+    stopped(new, old)
         .map(explicit)
-        .or_else(|| negation(&new, &old).map(explicit))
-        .or_else(|| antonym(&new, &old).map(implied))
-        .or_else(|| value(&new, &old).map(implied))
-        .or_else(|| object(&new, &old).map(implied))
+        .or_else(|| negation(new, old).map(explicit))
+        .or_else(|| antonym(new, old).map(implied))
+        .or_else(|| value(new, old).map(implied))
+        .or_else(|| object(new, old).map(implied))
 }
 
 /// The subject both values are about, when both name one the same way (`self`, `we`, a

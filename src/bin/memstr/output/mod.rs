@@ -33,6 +33,7 @@ macro_rules! errln {
 
 // After the macros, which it uses.
 mod imports;
+mod insights;
 pub use imports::{embed_progress, import_progress, memory_import_progress, MemoryImport};
 
 fn print_json(v: &Value) {
@@ -151,6 +152,7 @@ impl Out {
         counts("by type", &r.by_type);
         counts("by tier", &r.by_tier);
         list("open goals", &r.open_goals);
+        self.insights(&r.insights);
     }
 
     pub fn prune(&self, r: &PruneReport) {
@@ -204,6 +206,7 @@ impl Out {
         for k in &r.summarised {
             outln!("  summarised {}", l(k));
         }
+        self.insights(&r.insights);
     }
 
     pub fn neighbours(&self, ns: &[GraphNeighbour]) {

@@ -1,0 +1,114 @@
+//! Dream insights (seed 001, Vestige's "dreams"): at the end of a consolidation cycle,
+//! what the persona's memories say together that none says alone: hidden connections,
+//! recurring patterns, contradictions, knowledge gaps, temporal trends (the rules and their
+//! constants: [`rules`], docs/lifecycle.md "Dream insights").
+//!
+//! Each insight is a record of its own (`sense-memory/insight/{key}`), encrypted and signed
+//! like every memory, synced and exported with them, and never in the full-text index or
+//! the vector pools, so no search returns one. Its key is its kind and a fixed hash of its
+//! subject: the same insight found again, on any device, lands on the same record. A
+//! cycle writes only what changed, and retires (forgets) the insights it no longer
+//! finds: an insight lives exactly as long as its evidence supports it.
+
+mod rules;
+
+use std::collections::BTreeMap;
+
+use rusqlite::Connection;
+
+use super::runtime::Lifecycle;
+use super::Parts;
+use crate::codec::{Path, Payload};
+use crate::engine::records;
+use crate::engine::write::forget_path;
+use crate::error::Result;
+use crate::model::{Insight, MemoryState};
+use rules::Seen;
+
+/// What a cycle's dreaming left: the insights now stored, and how many records it wrote
+/// (new or changed) and retired.
+pub(crate) struct Dreamt {
+    pub insights: Vec<Insight>,
+    pub written: usize,
+    pub retired: usize,
+}
+
+/// Every rule over the current persona, then the difference with the stored insights
+/// written in one transaction (at most five kinds × [`MAX_PER_KIND`] records, and the
+/// retired ones). `similar` is the cycle's similar pairs by path.
+pub(crate) async fn dream(parts: &Parts, similar: Vec<(String, String, f64)>) -> Result<Dreamt> {
+    let life = parts.life.clone();
+    let (found, stored) = parts
+        .engine
+        .read(move |conn, engine| {
+            let now = engine.now();
+            let seen = current(conn, &life, now)?;
+            let mut found = rules::hidden_connections(&seen, &similar);
+            found.extend(rules::recurring_patterns(&seen));
+            found.extend(rules::contradictions(&seen));
+            found.extend(rules::knowledge_gaps(&seen));
+            found.extend(rules::temporal_trends(&seen, now));
+            Ok((found, records::insights(conn)?))
+        })
+        .await?;
+    parts
+        .engine
+        .write(move |tx, engine| {
+            let now = engine.now();
+            let mut before: BTreeMap<String, Insight> = stored.into_iter().map(|i| (i.key.clone(), i)).collect();
+            let (mut insights, mut written) = (Vec::with_capacity(found.len()), 0);
+            for mut fresh in found {
+                match before.remove(&fresh.key) {
+                    Some(old) if old.same_finding(&fresh) => insights.push(old),
+                    old => {
+                        fresh.found_at = old.map_or(now, |o| o.found_at);
+                        fresh.updated_at = now;
+                        records::put(
+                            tx,
+                            engine,
+                            &Path::Insight { key: fresh.key.clone() },
+                            Payload::Insight(fresh.clone()),
+                        )?;
+                        written += 1;
+                        insights.push(fresh);
+                    }
+                }
+            }
+            // What is left is no longer found: its evidence changed or is gone.
+            for key in before.keys() {
+                forget_path(tx, engine, &Path::Insight { key: key.clone() })?;
+            }
+            Ok(Dreamt { insights: sorted(insights), written, retired: before.len() })
+        })
+        .await
+}
+
+/// The persona memories the rules read: every one not dissolved, replaced or archived,
+/// with its state now.
+fn current(conn: &Connection, life: &Lifecycle, now: f64) -> Result<Vec<Seen>> {
+    Ok(records::all_persona(conn)?
+        .into_iter()
+        .filter(|(_, m)| !m.is_superseded() && m.sync.life.archived_at.is_none())
+        .map(|(_, memory)| {
+            let state = life.live_state(&memory, now).1;
+            let path =
+                Path::Persona { domain: memory.domain.clone(), facet: memory.facet.clone(), key: memory.key.clone() }
+                    .to_d();
+            Seen { path, memory, state }
+        })
+        .filter(|s| s.state != MemoryState::Dissolved)
+        .collect())
+}
+
+/// Insights as reports list them: by kind, strongest first, then by key.
+pub(crate) fn sorted(mut insights: Vec<Insight>) -> Vec<Insight> {
+    insights.sort_by(|a, b| {
+        (a.kind, b.strength, &a.key).partial_cmp(&(b.kind, a.strength, &b.key)).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    insights
+}
+
+/// The stored insights, sorted as reports list them.
+pub(crate) async fn stored(parts: &Parts) -> Result<Vec<Insight>> {
+    parts.engine.read(|conn, _| Ok(sorted(records::insights(conn)?))).await
+}
