@@ -291,7 +291,7 @@ pub(crate) fn insights(conn: &Connection) -> Result<Vec<crate::model::Insight>> 
 /// Live persona memories; each of `domain`, `facet`, `key` narrows when given.
 ///
 /// Only the given parts go into the statement, and the kind is written literally: the
-/// planner picks the partial index `records_persona` only when it sees `kind = 'persona'`
+/// planner picks the partial index `records_persona` only when it sees the persona kind written into the statement
 /// and `domain = ?` (a bound kind or `?2 IS NULL OR domain = ?2` hides both), and a bare
 /// key goes through `records_key`. With those hidden, every persona write (which reads
 /// its address first) scanned every persona row: 10k writes took 9 s at 5k memories and
