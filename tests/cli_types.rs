@@ -93,3 +93,30 @@ fn types_goals_outcomes_and_feedback_from_the_command_line() {
     let bad = output(t, d, &["goal", "status", "relay-port", "done"]);
     assert!(String::from_utf8_lossy(&bad.stderr).contains("goal-status-on-goal"));
 }
+
+/// `--behaviour NAME=on|off` and `MEMSTR_BEHAVIOURS` switch the seeds' behaviours for one
+/// run; `status --json` shows them; a bad switch is refused naming the rule and the names.
+#[test]
+fn behaviour_switches_from_the_flag_and_the_environment() {
+    let (tmp, dir) = store();
+    let (t, d) = (tmp.path(), dir.as_path());
+    let defaults = json(t, d, &["status"]);
+    for b in memstr::Behaviour::ALL {
+        assert_eq!(defaults["behaviours"][b.as_str()], b.default_on(), "{b}");
+    }
+    let s = json(t, d, &["--behaviour", "context-match=on", "--behaviour", "dream-insights=off,tiers=on", "status"]);
+    assert_eq!(s["behaviours"]["context-match"], true);
+    assert_eq!(s["behaviours"]["dream-insights"], false);
+    assert_eq!(s["behaviours"]["tiers"], true);
+    let mut c = memstr(d);
+    c.env("MEMSTR_CACHE_DIR", t.join("no-cache")).env("MEMSTR_BEHAVIOURS", "reliability=on");
+    let out = c.arg("--dir").arg(d).args(["--json", "status"]).output().unwrap();
+    let s: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["behaviours"]["reliability"], true);
+    for bad in ["telepathy=on", "tiers=maybe", "tiers"] {
+        let out = output(t, d, &["--behaviour", bad, "status"]);
+        assert!(!out.status.success(), "{bad} accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("known-behaviour") && err.contains("retrieval-forgetting"), "{err}");
+    }
+}

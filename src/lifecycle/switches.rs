@@ -164,6 +164,11 @@ impl Behaviours {
         Ok(self)
     }
 
+    /// `{"name": on, ...}`, as `memstr status --json` and the MCP `status` tool show them.
+    pub fn to_json(&self) -> serde_json::Value {
+        self.iter().map(|(b, on)| (b.as_str().to_string(), serde_json::Value::Bool(on))).collect()
+    }
+
     /// Each behaviour with whether it is on, in [`Behaviour::ALL`]'s order.
     pub fn iter(&self) -> impl Iterator<Item = (Behaviour, bool)> + '_ {
         Behaviour::ALL.into_iter().map(|b| (b, self.is_on(b)))
@@ -206,5 +211,7 @@ mod tests {
         assert!(s == before, "a bad switch changes nothing");
         assert!(s.apply("feedback").is_err());
         assert!(s.apply("feedback=maybe").is_err());
+        assert_eq!(s.to_json()["context-match"], true);
+        assert_eq!(s.to_json().as_object().unwrap().len(), Behaviour::ALL.len());
     }
 }

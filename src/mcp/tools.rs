@@ -641,7 +641,7 @@ of memories, whether semantic search is on."
             "persona": stats.persona, "flat": stats.kv, "journal": stats.journal, "outbox": stats.outbox,
             "unsigned_accesses": stats.unsigned_accesses, "d_tag_mode": stats.d_tag_mode,
             "semantic_search": self.store.has_vectors(), "owns_vector_index": self.store.owns_vector_index(),
-            "encrypted_at_rest": self.store.is_encrypted(), "relays": relays,
+            "encrypted_at_rest": self.store.is_encrypted(), "relays": relays, "behaviours": self.store.behaviours().to_json(),
         });
         ok(format!("status: {v}"), v)
     }

@@ -135,6 +135,12 @@ impl MemoryStore {
         .await
     }
 
+    /// Which of the seeds' switchable behaviours this store was opened with
+    /// (docs/lifecycle.md, "Switches").
+    pub fn behaviours(&self) -> crate::lifecycle::Behaviours {
+        self.life.options.behaviours
+    }
+
     /// Whether this store is encrypted at rest.
     pub fn is_encrypted(&self) -> bool {
         self.engine.encrypted()

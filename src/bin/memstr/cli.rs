@@ -377,7 +377,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
         }
         Command::Mcp(_) | Command::Serve => unreachable!("served by `serve`"),
-        Command::Status => out.status(&store.stats().await?, &store.relays().await?),
+        Command::Status => out.status(&store.stats().await?, &store.relays().await?, &store.behaviours()),
         Command::Index => {
             if !store.has_vectors() {
                 bail!("no embedding model installed: run `memstr model install`, then `memstr index`");

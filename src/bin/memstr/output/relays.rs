@@ -123,11 +123,12 @@ impl Out {
         }
     }
 
-    pub fn status(&self, s: &StoreStats, relays: &[RelayInfo]) {
+    pub fn status(&self, s: &StoreStats, relays: &[RelayInfo], behaviours: &memstr::Behaviours) {
         if self.json {
             print_json(&json!({"outbox": s.outbox, "events": s.events, "unsigned_accesses": s.unsigned_accesses,
                 "rejected": s.rejected, "quarantined": s.quarantined, "relays": relays,
-                "d_tag_mode": s.d_tag_mode, "plain_published": s.plain_published, "plain_withheld": s.plain_withheld}));
+                "d_tag_mode": s.d_tag_mode, "plain_published": s.plain_published, "plain_withheld": s.plain_withheld,
+                "behaviours": behaviours.to_json()}));
             return;
         }
         println!(
