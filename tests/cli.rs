@@ -2152,7 +2152,11 @@ fn sync_carries_memories_journal_and_persona_to_another_store() {
     let again = only(a.sync(&[]));
     assert_eq!(again["method"], "since", "{again}");
     assert_eq!(again["pending"], 0, "{again}");
-    assert_eq!(again["pulled"]["applied"], 0, "b's access to alice is still local: {again}");
+    // B's access to alice is still local: B pushed nothing above. What A may apply is B's
+    // relay list, when it was signed within the overlap A's `since` read keeps before its
+    // checkpoint (a second boundary: this failed under load when only 0 was accepted).
+    assert!(again["pulled"]["applied"].as_u64().is_some_and(|n| n <= 1), "{again}");
+    assert_eq!(again["pulled"]["merged"], 0, "no persona memory changed on b's side: {again}");
     let status = a.json(&["status"]);
     assert_eq!(status["outbox"], 0, "{status}");
     let r = &status["relays"][0];
@@ -2325,6 +2329,7 @@ fn status_json_has_outbox_events_unsigned_accesses_rejected_relays() {
     assert_eq!(
         keys,
         [
+            "behaviours",
             "d_tag_mode",
             "events",
             "outbox",
