@@ -19,22 +19,23 @@ pub enum Behaviour {
     Trajectories,
     /// A memory written in a context (episode, project, tool) ranks higher when searched
     /// from the same context (seed 001, encoding specificity; docs/lifecycle.md section 11).
-    /// Off by default: it changes ranking, so it waits for the workload and LoCoMo figures.
+    /// Off by default: it changes ranking, and the benchmarks carry no context to show it
+    /// harmless (docs/benchmarks.md, "The seeds' behaviours").
     ContextMatch,
     /// The agent's `feedback` (useful or not) adds a bounded reward term to ranking. On by
     /// default: with no vote given the term does not exist, and no number of votes moves
     /// a memory by more than `Weights::feedback / (k + 1)` (docs/lifecycle.md, section 9).
     Feedback,
     /// "How do I ..." queries rank procedures by relevance and reliability (seed 000): a
-    /// bounded term from each procedure's Beta posterior over its outcomes. Off until
-    /// measured.
+    /// bounded term from each procedure's Beta posterior over its outcomes. Off: it changes
+    /// ranking, and the benchmarks record no outcome to measure it on.
     Reliability,
     /// A memory's type sets its default importance and halflife where the writer set none
     /// (seed 002). Off: it changes stored strengths.
     TypeDefaults,
     /// Working → episodic → semantic tiers stretch decay's time scale ×0.5, ×1, ×3 (seed
-    /// 002). Off: it changes every memory's strength. Tiers are derived, shown and
-    /// filtered either way.
+    /// 002). Off: it lowered found@3 on the workloads (dev 0.629 to 0.570). Tiers are
+    /// derived, shown and filtered either way.
     Tiers,
     /// An importance event (a flag, a pin, a novelty spike, repeated access) strengthens
     /// the memories written from 9 hours before to 2 hours after it (seed 001, synaptic
