@@ -46,11 +46,11 @@ async def behaviours_on(s):
     res = await s.call_tool("clusters", {"max_tokens": 5})
     check(res.is_error and "max_tokens" in text(res), f"a tiny budget: {text(res)}")
 
-    winner = await remember(s, "winner", "Alice drinks green tea every morning at the office before standup")
+    winner = await remember(s, "winner", "Alice drinks green tea every morning at the office in Lisbon")
     # Another facet, so the gate keeps both (it merges near duplicates within a facet).
-    rival = await remember(s, "rival", "Alice drinks green tea every morning at the office after standup", "diary")
+    rival = await remember(s, "rival", "Alice drinks green tea every morning at the office in Porto", "diary")
     check(rival != winner, f"two memories: {rival}")
-    r = await call(s, "search", {"query": "Alice green tea every morning office before standup"})
+    r = await call(s, "search", {"query": "Alice green tea every morning office Lisbon"})
     results = r.structured_content["results"]
     check(results and results[0]["address"] == winner, f"the winner first: {results}")
     check(any(i["address"] == rival for i in results), f"the rival is a hit below the winner: {results}")
