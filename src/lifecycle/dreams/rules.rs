@@ -215,27 +215,7 @@ pub(crate) fn contradictions(seen: &[Seen]) -> Vec<Insight> {
 /// Capitalised words that are not a sentence's first: names, roughly. Weekdays and months
 /// are capitalised too and name nothing to describe.
 fn names(text: &str) -> BTreeMap<String, String> {
-    const CALENDAR: &[&str] = &[
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ];
+    let is_calendar_word = |w: &&str| crate::text::WEEKDAYS.contains(w) || crate::text::MONTHS.contains(w);
     let mut out = BTreeMap::new();
     let mut sentence_start = true;
     for raw in text.split_whitespace() {
@@ -251,7 +231,7 @@ fn names(text: &str) -> BTreeMap<String, String> {
             && starts_upper
             && word.chars().count() >= 3
             && word != "I"
-            && !CALENDAR.contains(&folded.as_str())
+            && !is_calendar_word(&folded.as_str())
             && !crate::text::STOP_WORDS.contains(&word.to_lowercase().as_str())
         {
             out.entry(folded).or_insert(word);
