@@ -5,39 +5,20 @@
 
 mod support;
 
-use std::path::PathBuf;
-
 use serde_json::Value;
-use support::memstr;
 
 const T0: f64 = 1_800_000_000.0;
 const DAY: f64 = 86_400.0;
 
-struct St {
-    tmp: tempfile::TempDir,
-}
+struct St(support::CliStore);
 
 impl St {
     fn new() -> Self {
-        let st = St { tmp: tempfile::tempdir().unwrap() };
-        support::init_store(&st.dir());
-        st
-    }
-
-    fn dir(&self) -> PathBuf {
-        self.tmp.path().join("store")
+        St(support::CliStore::new())
     }
 
     fn ok(&self, now: f64, args: &[&str]) -> String {
-        let out = memstr(&self.dir())
-            .env("MEMSTR_CACHE_DIR", self.tmp.path().join("no-cache"))
-            .arg("--dir")
-            .arg(self.dir())
-            .arg("--payload-clock")
-            .arg(format!("{now}"))
-            .args(args)
-            .output()
-            .unwrap();
+        let out = self.0.at(now).args(args).output().unwrap();
         assert!(out.status.success(), "memstr {args:?}: {}", String::from_utf8_lossy(&out.stderr));
         String::from_utf8(out.stdout).unwrap()
     }

@@ -4,38 +4,21 @@
 
 mod support;
 
-use std::path::PathBuf;
 use std::process::Output;
 
 use serde_json::Value;
-use support::memstr;
 
 const T0: f64 = 1_800_000_000.0;
 
-struct St {
-    tmp: tempfile::TempDir,
-}
+struct St(support::CliStore);
 
 impl St {
     fn new() -> Self {
-        let st = St { tmp: tempfile::tempdir().unwrap() };
-        support::init_store(&st.dir());
-        st
-    }
-
-    fn dir(&self) -> PathBuf {
-        self.tmp.path().join("store")
+        St(support::CliStore::new())
     }
 
     fn output(&self, now: f64, args: &[&str]) -> Output {
-        let mut c = memstr(&self.dir());
-        c.env("MEMSTR_CACHE_DIR", self.tmp.path().join("no-cache"))
-            .arg("--dir")
-            .arg(self.dir())
-            .arg("--payload-clock")
-            .arg(format!("{now}"))
-            .args(args);
-        c.output().unwrap()
+        self.0.at(now).args(args).output().unwrap()
     }
 
     fn ok(&self, now: f64, args: &[&str]) -> String {

@@ -80,6 +80,35 @@ pub fn init_store(dir: &Path) {
     run_ok(memstr(dir).arg("--dir").arg(dir).args(["init", "--from-env", "--no-key-file"]));
 }
 
+/// A store in a temporary directory for the CLI tests: made by `init` for the test key,
+/// without a model (its cache directory is empty).
+pub struct CliStore {
+    tmp: tempfile::TempDir,
+}
+
+impl CliStore {
+    pub fn new() -> Self {
+        let st = CliStore { tmp: tempfile::tempdir().unwrap() };
+        init_store(&st.dir());
+        st
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.tmp.path().join("store")
+    }
+
+    /// `memstr --dir DIR --payload-clock NOW`: what is written is dated `now`.
+    pub fn at(&self, now: f64) -> Command {
+        let mut c = memstr(&self.dir());
+        c.env("MEMSTR_CACHE_DIR", self.tmp.path().join("no-cache"))
+            .arg("--dir")
+            .arg(self.dir())
+            .arg("--payload-clock")
+            .arg(format!("{now}"));
+        c
+    }
+}
+
 /// Runs a command, insisting on success; returns stdout.
 pub fn run_ok(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap();
