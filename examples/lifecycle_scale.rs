@@ -354,6 +354,8 @@ async fn measure(n: usize, dir: &Path, embedder: &Option<Arc<dyn Embedder>>, cou
         report.prune.transitions.len(),
         report.promoted.len()
     );
+    let steps: Vec<String> = report.steps.iter().map(|(step, s)| format!("{step} {s:.2}")).collect();
+    println!("  steps (s): {}", steps.join(", "));
     let (p50, worst) = (percentile(&mut during, 0.5), percentile(&mut during, 1.0));
     println!(
         "search during the cycle: p50 {p50:.1} ms, worst {worst:.1} ms ({} searches, {finished} finished while it ran)",

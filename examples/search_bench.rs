@@ -14,7 +14,8 @@
 //! store.
 //! `--dir` keeps the stores (default: a temporary directory, removed at the end);
 //! `--reuse` skips building a size whose store is already in `--dir` (its ingest columns
-//! are then empty).
+//! are then empty); when that store's embedding was interrupted, a child first finishes it
+//! with `index_pending()` and reports that part as "embedding finished on reuse".
 //!
 //! Each size runs in two fresh processes (this program re-executes itself with a hidden
 //! `--child` flag), so each peak RSS (VmHWM in /proc/self/status) belongs to one job:
@@ -572,6 +573,27 @@ async fn build(n: usize, dir: &Path) -> BoxResult<()> {
     Ok(())
 }
 
+/// `--reuse` of a store whose build stopped during `index_pending()` (a long run cut
+/// short): embeds what is left, with the build's settings, and saves the index.
+async fn finish(dir: &Path) -> BoxResult<()> {
+    let (model, _) = load_model()?;
+    let nsec = std::fs::read_to_string(dir.join("key.nsec"))?;
+    let emb = Arc::new(BenchEmbedder::new(model, 5_000));
+    let mut life = LifecycleOptions::default();
+    life.consolidate_every = 0;
+    life.consolidate_idle = None;
+    let opts = StoreOptions::default().embedder(emb.clone()).lifecycle(life);
+    let store = MemoryStore::open(dir.join("store.db"), Identity::from_secret(&nsec)?, opts).await?;
+    let (t, c) = (Instant::now(), cpu_secs());
+    let embedded = store.index_pending().await?;
+    result("finish_embedded", embedded);
+    result("finish_s", format!("{:.3}", secs(t)));
+    result("finish_cpu", format!("{:.2}", cpu_secs() - c));
+    store.close().await?;
+    result("finish_hwm_kb", status_kb("VmHWM:"));
+    Ok(())
+}
+
 // ---------------------------------------------------------------------------------------
 // Child 2: measure
 
@@ -997,6 +1019,11 @@ fn print_table(n: usize, nq: usize, r: &HashMap<String, String>) {
     let total = f(r, "write_s").zip(f(r, "embed_s")).map(|(a, b)| a + b);
     line("total", total.map_or("-".into(), |t| format!("{t:.1}")), rate(total), String::new());
     line("close (saves the HNSW index)", num("close_s", 2), String::new(), String::new());
+    if let Some(k) = f(r, "finish_embedded").filter(|k| *k > 0.0) {
+        let note = format!("CPU {} s, {} peak RSS", get(r, "finish_cpu"), mb("finish_hwm_kb", 1024.0));
+        let rate = f(r, "finish_s").map_or("-".to_string(), |s| format!("{:.0}/s", k / s));
+        line(&format!("embedding finished on reuse ({k:.0} texts)"), num("finish_s", 1), rate, note);
+    }
     line("open (ms)", "median".into(), String::new(), "of 3".into());
     let opens = format!("all {} s; model load {} s, not included", get(r, "open_s_all"), get(r, "model_load_s"));
     line(
@@ -1075,6 +1102,7 @@ fn parent(a: Args) -> BoxResult<()> {
         let mut r = HashMap::new();
         if a.reuse && dir.join("store.db").exists() && dir.join("key.nsec").exists() {
             eprintln!("size {n}: reusing {}", dir.display());
+            r.extend(child("finish", n, a.queries, &dir)?);
         } else {
             eprintln!("size {n}: build");
             r.extend(child("build", n, a.queries, &dir)?);
@@ -1116,6 +1144,7 @@ async fn main() -> BoxResult<()> {
             match mode {
                 "build" => build(a.size, &dir).await,
                 "measure" => measure(a.size, a.queries, &dir).await,
+                "finish" => finish(&dir).await,
                 other => Err(format!("unknown child mode {other}").into()),
             }
         }

@@ -14,6 +14,7 @@ pub(crate) mod episodes;
 pub(crate) mod fts;
 pub(crate) mod ingest;
 pub(crate) mod kinds;
+pub(crate) mod links;
 pub(crate) mod observations;
 mod open;
 pub(crate) mod records;

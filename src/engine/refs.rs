@@ -125,6 +125,7 @@ fn anonymize(tx: &Transaction, path: &str) -> Result<Option<i64>> {
         // Its words must not live on in its neighbours' episode context.
         let neighbours = super::episodes::around(tx, rid)?;
         tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
+        super::links::forget(tx, rid)?;
         tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
         tx.execute(
             "UPDATE records SET path = 'purged:' || d_tag || ':' || rid, domain = NULL, facet = NULL, key = NULL,

@@ -194,6 +194,21 @@ const MIGRATIONS: &[&str] = &[
     r#"
     CREATE INDEX IF NOT EXISTS records_time ON records(ts) WHERE deleted = 0;
     "#,
+    // 11: what consolidation's linking compared last (engine::links): a fingerprint of
+    // each persona memory as it was compared, and the similar pairs chosen, so a cycle
+    // compares only what changed since. Local, like the edges.
+    r#"
+    CREATE TABLE link_memo (
+        rid         INTEGER PRIMARY KEY,
+        fingerprint INTEGER NOT NULL
+    ) STRICT;
+    CREATE TABLE link_pairs (
+        a     INTEGER NOT NULL,
+        b     INTEGER NOT NULL,
+        milli INTEGER NOT NULL,
+        PRIMARY KEY (a, b)
+    ) STRICT, WITHOUT ROWID;
+    "#,
 ];
 
 /// The schema version this build writes.

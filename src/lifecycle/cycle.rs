@@ -17,8 +17,9 @@ use super::gate::lexical_similarity;
 use super::graph::{self, EdgeKind, StoredEdge};
 use super::persona::{prune_addresses, prune_due, PruneReport};
 use super::runtime::{relock, stored_edges, Lifecycle};
-use super::similar::{similar_pairs, Compare};
+use super::similar::{link_pairs, Compare};
 use super::Parts;
+use crate::engine::links::MemoChanges;
 use crate::engine::records::{self, meta_get, meta_set};
 use crate::engine::Engine;
 use crate::error::Result;
@@ -62,6 +63,13 @@ pub struct ConsolidationReport {
     pub insights_written: usize,
     /// ... and retired (no longer found).
     pub insights_retired: usize,
+    /// Whether linking compared every persona memory (the first cycle, new settings, or
+    /// much changed since the last), or only those changed since the last cycle ...
+    pub compared_all: bool,
+    /// ... and how many it compared with their candidates.
+    pub compared: usize,
+    /// Seconds each step of the cycle took, in order: where a slow cycle's time went.
+    pub steps: Vec<(&'static str, f64)>,
 }
 
 impl ConsolidationReport {
@@ -263,6 +271,7 @@ async fn consolidate_locked(parts: &Parts, _lock: tokio::sync::OwnedMutexGuard<(
 
 async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Result<ConsolidationReport> {
     let (engine, life) = (&parts.engine, parts.life.clone());
+    let mut steps = Steps::default();
     // Promotion first, in its own transaction: the facts it creates take part in this
     // cycle's linking, so the next cycle finds nothing new to link.
     let (recurring, watermark) = recurrence_inputs(engine, &life).await?;
@@ -274,13 +283,18 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
             Ok(promoted)
         })
         .await?;
+    steps.done("promote recurring journal content");
     // Linking compares persona memories only: the rest waits for its own pass.
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_persona(engine, &parts.vectors).await?;
-    let similar = similar_inputs(parts).await?;
+    steps.done("embed persona memories");
+    let (similar, full, compared, memo) = similar_inputs(parts).await?;
+    steps.done("find similar pairs");
     let now = engine.now();
     let summarised = super::summary::summarise_trajectories(parts).await?;
-    let mut report = ConsolidationReport { at: now, promoted, summarised, ..Default::default() };
+    steps.done("summarise trajectories");
+    let mut report =
+        ConsolidationReport { at: now, promoted, summarised, compared_all: full, compared, ..Default::default() };
     // Pruning is chosen on a reader and written `WRITE_BATCH` memories a transaction, each
     // judged again on the row it writes: the writer is never held for the whole store, so
     // a search's accesses and other writes get in between.
@@ -311,6 +325,7 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
         report.prune.deleted.extend(part.deleted);
         report.prune.marked.extend(part.marked);
     }
+    steps.done("prune");
     let dreaming = life.options.behaviours.is_on(super::Behaviour::DreamInsights);
     let dream_pairs = if dreaming { similar.clone() } else { Vec::new() };
     // The learned edges after this cycle, worked out on a reader from the stored ones.
@@ -336,12 +351,35 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
             meta_set(tx, "last_consolidation", &now.to_string())
         })
         .await?;
+    // The memo last: a cycle cut short before it compares again what this one did.
+    for part in memo.split(EDGE_BATCH) {
+        engine.write(move |tx, _| crate::engine::links::apply_part(tx, &part)).await?;
+    }
+    steps.done("plan and write edges");
     if dreaming {
         let dreamt = super::dreams::dream(parts, dream_pairs).await?;
         (report.insights, report.insights_written, report.insights_retired) =
             (dreamt.insights, dreamt.written, dreamt.retired);
+        steps.done("dream");
     }
+    report.steps = steps.0;
     Ok(report)
+}
+
+/// Each step's wall time since the previous one.
+struct Steps(Vec<(&'static str, f64)>, std::time::Instant);
+
+impl Default for Steps {
+    fn default() -> Self {
+        Steps(Vec::new(), std::time::Instant::now())
+    }
+}
+
+impl Steps {
+    fn done(&mut self, step: &'static str) {
+        self.0.push((step, self.1.elapsed().as_secs_f64()));
+        self.1 = std::time::Instant::now();
+    }
 }
 
 /// Memories pruned, or edges written, per write transaction of a cycle: a few
@@ -442,8 +480,10 @@ fn edge_plan(
     })
 }
 
-/// [`similar_pairs`] for consolidation: `(a, b, similarity)` by path, `a < b`.
-async fn similar_inputs(parts: &Parts) -> Result<Vec<(String, String, f64)>> {
+/// Consolidation's pairs ([`link_pairs`], with the last cycle's memo): `(a, b,
+/// similarity)` by path, `a < b`, whether every memory was compared and how many were, and
+/// the memo to keep.
+async fn similar_inputs(parts: &Parts) -> Result<(Vec<(String, String, f64)>, bool, usize, MemoChanges)> {
     let life = &parts.life;
     let how = Compare {
         vectors_on: parts.vectors.is_some(),
@@ -455,15 +495,19 @@ async fn similar_inputs(parts: &Parts) -> Result<Vec<(String, String, f64)>> {
     parts
         .engine
         .read(move |conn, _| {
-            let (persona, pairs) = similar_pairs(conn, how, &vectors)?;
-            Ok(pairs
-                .into_iter()
+            let memo = crate::engine::links::load(conn)?;
+            let l = link_pairs(conn, how, &vectors, Some(&memo))?;
+            let persona = &l.persona;
+            let pairs = l
+                .pairs
+                .iter()
                 .map(|(i, j, sim)| {
-                    let (a, b) = (persona[i].0.clone(), persona[j].0.clone());
+                    let (a, b) = (persona[*i].0.clone(), persona[*j].0.clone());
                     let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                    (a, b, sim)
+                    (a, b, *sim)
                 })
-                .collect())
+                .collect();
+            Ok((pairs, l.full, l.compared, l.memo))
         })
         .await
 }

@@ -66,61 +66,107 @@ impl SetRule {
     }
 }
 
-/// Calls `visit(i, j)` (once per pair, `i != j`, either order) for every pair of `sets`
-/// (sorted, distinct ids) that may pass `rule`, visiting memories in `order` (a fixed hash
-/// order: see [`PROBE_MAX`]). Every pair that passes is visited while no memory has more
-/// than [`PROBE_MAX`] candidates.
-pub(crate) fn set_pairs(sets: &[Vec<u32>], order: &[usize], rule: SetRule, mut visit: impl FnMut(usize, usize)) {
-    // Rarest first: the prefixes hold the words fewest memories share.
+/// Each set's ids rarest first (by how many sets hold them, then id).
+fn rarest_first(sets: &[Vec<u32>]) -> Vec<Vec<u32>> {
     let mut df: HashMap<u32, u32> = HashMap::new();
     for s in sets {
         for w in s {
             *df.entry(*w).or_default() += 1;
         }
     }
-    let ranked: Vec<Vec<u32>> = sets
-        .iter()
+    sets.iter()
         .map(|s| {
             let mut r = s.clone();
             r.sort_unstable_by_key(|w| (df[w], *w));
             r
         })
-        .collect();
+        .collect()
+}
+
+/// The prefix of a set (rarest first) whose words a pair passing `rule` must share one of;
+/// `None` when the set can pass with no other.
+fn prefix(words: &[u32], rule: SetRule) -> Option<&[u32]> {
+    if words.is_empty() || !rule.sizes_fit(words.len(), words.len()) {
+        return None;
+    }
+    let alpha = rule.needs(words.len());
+    (alpha <= words.len()).then(|| &words[..words.len() - alpha + 1])
+}
+
+/// Probes `words`' prefix in `postings`, newest first, calling `visit(j)` for each
+/// candidate the size filter lets through, at most [`PROBE_MAX`]; `seen[j] == stamp`
+/// marks a candidate already met.
+fn probe(
+    ranked: &[Vec<u32>],
+    me: usize,
+    rule: SetRule,
+    postings: &HashMap<u32, Vec<u32>>,
+    seen: &mut [u32],
+    stamp: u32,
+    mut visit: impl FnMut(usize),
+) {
+    let words = &ranked[me];
+    let Some(prefix) = prefix(words, rule) else { return };
+    let mut probed = 0;
+    for w in prefix {
+        let Some(list) = postings.get(w) else { continue };
+        for &j in list.iter().rev().take(PROBE_MAX) {
+            let j = j as usize;
+            if j == me || seen[j] == stamp {
+                continue;
+            }
+            seen[j] = stamp;
+            if !rule.sizes_fit(words.len(), ranked[j].len()) {
+                continue;
+            }
+            visit(j);
+            probed += 1;
+            if probed >= PROBE_MAX {
+                return;
+            }
+        }
+    }
+}
+
+/// Calls `visit(i, j)` (once per pair, `i != j`, either order) for every pair of `sets`
+/// (sorted, distinct ids) that may pass `rule`, visiting memories in `order` (a fixed hash
+/// order: see [`PROBE_MAX`]). Every pair that passes is visited while no memory has more
+/// than [`PROBE_MAX`] candidates.
+pub(crate) fn set_pairs(sets: &[Vec<u32>], order: &[usize], rule: SetRule, mut visit: impl FnMut(usize, usize)) {
+    // Rarest first: the prefixes hold the words fewest memories share.
+    let ranked = rarest_first(sets);
     let mut postings: HashMap<u32, Vec<u32>> = HashMap::new();
     // `seen[j] == stamp`: j is already a candidate of the memory being probed.
     let mut seen = vec![u32::MAX; sets.len()];
     for (stamp, &i) in order.iter().enumerate() {
-        let words = &ranked[i];
-        if words.is_empty() || !rule.sizes_fit(words.len(), words.len()) {
-            continue;
-        }
-        let alpha = rule.needs(words.len());
-        if alpha > words.len() {
-            continue;
-        }
-        let prefix = &words[..words.len() - alpha + 1];
-        let mut probed = 0;
-        'probe: for w in prefix {
-            let Some(list) = postings.get(w) else { continue };
-            for &j in list.iter().rev().take(PROBE_MAX) {
-                let j = j as usize;
-                if seen[j] == stamp as u32 {
-                    continue;
-                }
-                seen[j] = stamp as u32;
-                if !rule.sizes_fit(words.len(), ranked[j].len()) {
-                    continue;
-                }
-                visit(i, j);
-                probed += 1;
-                if probed >= PROBE_MAX {
-                    break 'probe;
-                }
-            }
-        }
-        for w in prefix {
+        probe(&ranked, i, rule, &postings, &mut seen, stamp as u32, |j| visit(i, j));
+        for w in prefix(&ranked[i], rule).unwrap_or_default() {
             postings.entry(*w).or_default().push(i as u32);
         }
+    }
+}
+
+/// [`set_pairs`] for `targets` only: calls `visit(t, j)` for each target `t` and every
+/// other set `j` (target or not) the pair of which may pass `rule`, at most [`PROBE_MAX`]
+/// per target. The index holds every set's prefix, so a target meets the sets both before
+/// and after it in `order`; a pair of two targets may be visited from both.
+pub(crate) fn set_pairs_of(
+    sets: &[Vec<u32>],
+    order: &[usize],
+    targets: &[usize],
+    rule: SetRule,
+    mut visit: impl FnMut(usize, usize),
+) {
+    let ranked = rarest_first(sets);
+    let mut postings: HashMap<u32, Vec<u32>> = HashMap::new();
+    for &i in order {
+        for w in prefix(&ranked[i], rule).unwrap_or_default() {
+            postings.entry(*w).or_default().push(i as u32);
+        }
+    }
+    let mut seen = vec![u32::MAX; sets.len()];
+    for (stamp, &t) in targets.iter().enumerate() {
+        probe(&ranked, t, rule, &postings, &mut seen, stamp as u32, |j| visit(t, j));
     }
 }
 
@@ -146,24 +192,45 @@ pub(crate) fn shared(a: &[u32], b: &[u32]) -> usize {
 /// it, or `None` when it has no point there; called with the index's lock taken per chunk,
 /// so a writer waiting for the index, and the searches behind it, wait one chunk at most).
 /// A memory without a point in the index is compared with every other, as before.
+///
+/// With `targets`, only the pairs of those memories (each with every other memory up to
+/// `EXACT_MAX`, else its neighbourhood); false, and nothing visited past it, when a target
+/// with a vector has no point in the index (it would be compared with every memory: the
+/// caller compares everything instead).
 #[cfg(feature = "vectors")]
 pub(crate) fn vector_pairs(
     rids: &[Option<i64>],
+    targets: Option<&[usize]>,
     mut near: impl FnMut(&[i64]) -> Vec<Option<Vec<i64>>>,
     mut visit: impl FnMut(usize, usize),
-) {
+) -> bool {
     let with: Vec<usize> = (0..rids.len()).filter(|i| rids[*i].is_some()).collect();
     if with.len() <= EXACT_MAX {
-        for (n, &i) in with.iter().enumerate() {
-            for &j in &with[n + 1..] {
-                visit(i, j);
+        match targets {
+            None => {
+                for (n, &i) in with.iter().enumerate() {
+                    for &j in &with[n + 1..] {
+                        visit(i, j);
+                    }
+                }
+            }
+            Some(targets) => {
+                for &i in targets.iter().filter(|i| rids[**i].is_some()) {
+                    for &j in with.iter().filter(|j| **j != i) {
+                        visit(i, j);
+                    }
+                }
             }
         }
-        return;
+        return true;
     }
     let index: HashMap<i64, usize> = with.iter().map(|&i| (rids[i].expect("with a vector"), i)).collect();
+    let probed: Vec<usize> = match targets {
+        None => with.clone(),
+        Some(targets) => targets.iter().copied().filter(|i| rids[*i].is_some()).collect(),
+    };
     const CHUNK: usize = 256;
-    for chunk in with.chunks(CHUNK) {
+    for chunk in probed.chunks(CHUNK) {
         let asked: Vec<i64> = chunk.iter().map(|&i| rids[i].expect("with a vector")).collect();
         for (&i, found) in chunk.iter().zip(near(&asked)) {
             match found {
@@ -174,6 +241,7 @@ pub(crate) fn vector_pairs(
                         }
                     }
                 }
+                None if targets.is_some() => return false,
                 None => {
                     for &j in with.iter().filter(|j| **j != i) {
                         visit(i, j);
@@ -182,6 +250,7 @@ pub(crate) fn vector_pairs(
             }
         }
     }
+    true
 }
 
 #[cfg(test)]

@@ -269,26 +269,35 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
 }
 
 /// Key pairs of persona memories whose embeddings are at least `link_similarity` alike
-/// (empty without vectors): consolidation's pairs ([`super::similar::similar_pairs`]), so at
-/// most `link_max_per_memory` per memory, found through the vector index at scale.
+/// (empty without vectors): consolidation's pairs ([`super::similar::link_pairs`]), so at
+/// most `link_max_per_memory` per memory, found through the vector index at scale. After a
+/// cycle, with its memo: only memories changed since are compared, the rest are the
+/// cycle's pairs (linked already, so never suggested), and the pairs include those of
+/// shared themes, which introspection suggests on its own rule too.
 async fn similar_persona_pairs(parts: &Parts) -> Result<Vec<(String, String, f64)>> {
     #[cfg(feature = "vectors")]
     if parts.vectors.is_some() {
         crate::index::pipeline::embed_persona(&parts.engine, &parts.vectors).await?;
-        let how = super::similar::Compare {
+        let how = |themes: bool| super::similar::Compare {
             vectors_on: true,
-            themes: false,
+            themes,
             link: parts.life.options.link_similarity,
             cap: parts.life.options.link_max_per_memory,
         };
+        let (cycles, alone) = (how(true), how(false));
         let vectors = parts.vectors.clone();
         return parts
             .engine
             .read(move |conn, _| {
-                let (persona, pairs) = super::similar::similar_pairs(conn, how, &vectors)?;
-                Ok(pairs
+                let memo = crate::engine::links::load(conn)?;
+                let l = if memo.settings.as_deref() == Some(super::similar::settings(cycles).as_str()) {
+                    super::similar::link_pairs(conn, cycles, &vectors, Some(&memo))?
+                } else {
+                    super::similar::link_pairs(conn, alone, &vectors, None)?
+                };
+                Ok(l.pairs
                     .into_iter()
-                    .map(|(i, j, sim)| (persona[i].2.key.clone(), persona[j].2.key.clone(), sim))
+                    .map(|(i, j, sim)| (l.persona[i].2.key.clone(), l.persona[j].2.key.clone(), sim))
                     .filter(|(a, b, _)| a != b)
                     .collect())
             })

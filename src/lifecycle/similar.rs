@@ -2,13 +2,14 @@
 //! at most `link_max_per_memory` per memory) and introspection lists, by cosine with the
 //! model or word overlap without, from the candidates [`super::pairs`] proposes.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::collections::{BinaryHeap, HashMap, HashSet};
 
 use rusqlite::Connection;
 
 use super::gate::content_words;
 use super::introspect::IntrospectOptions;
 
+use crate::engine::links::{LinkMemo, MemoChanges};
 use crate::engine::records;
 use crate::error::Result;
 use crate::model::{round3, PersonaMemory};
@@ -60,9 +61,36 @@ pub(crate) struct Compare {
     pub cap: usize,
 }
 
-/// Persona memories (path, rid, memory), sorted by path, and the pairs chosen among them:
-/// `(i, j, similarity)` with `i < j`.
-pub(crate) type Similar = (Vec<(String, i64, PersonaMemory)>, Vec<(usize, usize, f64)>);
+/// One linking pass: the pairs, how it went, and what the memo should now say.
+pub(crate) struct Linking {
+    pub persona: Vec<(String, i64, PersonaMemory)>,
+    pub pairs: Vec<(usize, usize, f64)>,
+    /// Whether every memory was compared (no usable memo, or too much changed since).
+    pub full: bool,
+    /// Memories compared with their candidates (every one in a full pass).
+    pub compared: usize,
+    /// What the memo should say after this pass ([`crate::engine::links`]).
+    pub memo: MemoChanges,
+}
+
+/// Memories changed (or next to a change) beyond this share of the persona make a cycle
+/// compare everything: past it, probing the changed ones one by one saves little.
+const MAX_CHANGED_SHARE: f64 = 0.1;
+
+/// The memo settings `how` compares with: a memo made with others is not used.
+pub(crate) fn settings(how: Compare) -> String {
+    format!("v{}:t{}:l{}:c{}", u8::from(how.vectors_on), u8::from(how.themes), how.link, how.cap)
+}
+
+/// What a memory is as far as linking goes: its vector's version, its text, its themes.
+/// A different fingerprint is a memory to compare again.
+fn fingerprint(vid: Option<&i64>, m: &PersonaMemory) -> u64 {
+    let mut themes: Vec<String> = m.themes.iter().map(|t| t.trim().to_lowercase()).collect();
+    themes.sort();
+    let text = format!("{}\u{0}{}\u{0}{}", vid.copied().unwrap_or(-1), m.value, themes.join("\u{1}"));
+    // Only the top bits: SQLite stores it as a signed integer.
+    fixed_hash(text.as_bytes()) >> 1
+}
 
 /// Similar persona pairs: cosine of their embeddings, or word overlap without a model;
 /// pairs sharing introspection's number of themes are in at the link floor (when
@@ -72,10 +100,25 @@ pub(crate) type Similar = (Vec<(String, i64, PersonaMemory)>, Vec<(usize, usize,
 /// Without the bound, memories that all say nearly the same thing would be linked pair by
 /// pair, millions of links at 10,000 memories. Runs on a reader; the vector index's lock is
 /// taken a chunk of memories at a time.
-pub(crate) fn similar_pairs(conn: &Connection, how: Compare, vectors: &crate::index::Vectors) -> Result<Similar> {
+///
+/// With the last cycle's `memo` (same settings), only the memories whose fingerprint
+/// changed since, and those that lost a pair to a change, are compared with their
+/// candidates; the memo's other pairs stand as they were chosen. A steady cycle's work then
+/// follows what was written, not the size of the store. The choice under the cap can
+/// differ from a full pass's where a pair lost to the cap last time would now fit; a full
+/// pass (no memo, other settings, or more than [`MAX_CHANGED_SHARE`] changed) chooses
+/// afresh.
+pub(crate) fn link_pairs(
+    conn: &Connection,
+    how: Compare,
+    vectors: &crate::index::Vectors,
+    memo: Option<&LinkMemo>,
+) -> Result<Linking> {
     let Compare { vectors_on, themes: with_themes, link, cap } = how;
+    let settings = settings(how);
     if cap == 0 {
-        return Ok((Vec::new(), Vec::new()));
+        let memo = MemoChanges { settings, ..Default::default() };
+        return Ok(Linking { persona: Vec::new(), pairs: Vec::new(), full: true, compared: 0, memo });
     }
     let path_of = |m: &PersonaMemory| {
         crate::codec::Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d()
@@ -84,29 +127,16 @@ pub(crate) fn similar_pairs(conn: &Connection, how: Compare, vectors: &crate::in
         records::all_persona(conn)?.into_iter().map(|(rid, m)| (path_of(&m), rid, m)).collect();
     persona.sort_by(|x, y| x.0.cmp(&y.0));
     let n = persona.len();
-    // Vectors in one flat array (no allocation per memory): 150 MB at 100k × 384.
-    let (dims, flat, slot) = if vectors_on {
-        let mut by_rid: HashMap<i64, usize> = HashMap::with_capacity(n);
-        for (i, (_, rid, _)) in persona.iter().enumerate() {
-            by_rid.insert(*rid, i);
-        }
-        let mut slot: Vec<Option<usize>> = vec![None; n];
-        let mut flat: Vec<f32> = Vec::new();
-        let mut dims = 0;
-        for (rid, _, v) in records::persona_vectors(conn, None)? {
-            if let Some(&i) = by_rid.get(&rid) {
-                dims = v.len();
-                if v.len() == dims && slot[i].is_none() {
-                    slot[i] = Some(flat.len() / dims.max(1));
-                    flat.extend_from_slice(&v);
-                }
-            }
-        }
-        (dims, flat, slot)
-    } else {
-        (0, Vec::new(), vec![None; n])
+    let index_of: HashMap<i64, usize> = persona.iter().enumerate().map(|(i, (_, rid, _))| (*rid, i)).collect();
+    let vids = if vectors_on { crate::engine::links::vector_versions(conn)? } else { HashMap::new() };
+    let fingerprints: Vec<u64> = persona.iter().map(|(_, rid, m)| fingerprint(vids.get(rid), m)).collect();
+    let memo = memo.filter(|m| m.settings.as_deref() == Some(settings.as_str()));
+    let plan = match memo {
+        // Up to `EXACT_MAX` every pair is compared anyway, exactly and cheaply.
+        Some(_) if vectors_on && n <= super::pairs::EXACT_MAX => None,
+        Some(memo) => incremental_plan(memo, &persona, &fingerprints, &index_of),
+        None => None,
     };
-    let vector = |i: usize| slot[i].map(|s| &flat[s * dims..(s + 1) * dims]);
     let mut ids = HashMap::new();
     let words: Vec<Vec<u32>> = if vectors_on {
         Vec::new()
@@ -130,22 +160,76 @@ pub(crate) fn similar_pairs(conn: &Connection, how: Compare, vectors: &crate::in
     // Each memory's best candidates: a min-heap, its weakest on top.
     let keep = cap.saturating_mul(CANDIDATES_PER_LINK);
     let mut best: Vec<BinaryHeap<std::cmp::Reverse<Rank>>> = vec![BinaryHeap::new(); n];
-    let offer = |heap: &mut BinaryHeap<std::cmp::Reverse<Rank>>, rank: Rank| {
-        let room = heap.len() < keep;
-        if !room && heap.peek().is_none_or(|w| w.0 >= rank) {
-            return;
+    let tie = |i: usize, j: usize| mix(hashes[i.min(j)] ^ mix(hashes[i.max(j)]));
+    let offer = |best: &mut Vec<BinaryHeap<std::cmp::Reverse<Rank>>>, i: usize, j: usize, milli: i64| {
+        for (me, other) in [(i, j), (j, i)] {
+            let heap = &mut best[me];
+            let rank = (milli, tie(i, j), std::cmp::Reverse(other));
+            let room = heap.len() < keep;
+            if !room && heap.peek().is_none_or(|w| w.0 >= rank) {
+                continue;
+            }
+            // A pair can be generated twice (by its words and its themes): it counts once.
+            // Looked for only when it would be kept, which few offers are once the heap is full.
+            if heap.iter().any(|r| r.0 == rank) {
+                continue;
+            }
+            if !room {
+                heap.pop();
+            }
+            heap.push(std::cmp::Reverse(rank));
         }
-        // A pair can be generated twice (by its words and its themes): it counts once.
-        // Looked for only when it would be kept, which few offers are once the heap is full.
-        if heap.iter().any(|r| r.0 == rank) {
-            return;
-        }
-        if !room {
-            heap.pop();
-        }
-        heap.push(std::cmp::Reverse(rank));
     };
-    let mut compare = |i: usize, j: usize| {
+    // The vectors compared: every one in a full pass, else those of the memories compared
+    // and their candidates.
+    let (candidates, wanted): (Vec<(usize, usize)>, Vec<usize>) = match &plan {
+        None => (Vec::new(), (0..n).collect()),
+        Some(plan) => {
+            let mut pairs = Vec::new();
+            let rids: Vec<Option<i64>> = persona.iter().map(|(_, rid, _)| vids.get(rid).map(|_| *rid)).collect();
+            if vectors_on {
+                if !vector_candidates(&rids, Some(&plan.targets), vectors, link, &mut |i, j| pairs.push((i, j)))? {
+                    // A memory with a vector but no point in the index would be compared with
+                    // every other: that is a full pass.
+                    return link_pairs(conn, how, vectors, None);
+                }
+            } else {
+                super::pairs::set_pairs_of(
+                    &words,
+                    &order,
+                    &plan.targets,
+                    super::pairs::SetRule::Cosine(link),
+                    |i, j| pairs.push((i, j)),
+                );
+            }
+            if with_themes {
+                let rule = super::pairs::SetRule::Overlap(min_themes);
+                super::pairs::set_pairs_of(&themes, &order, &plan.targets, rule, |i, j| pairs.push((i, j)));
+            }
+            let mut wanted: Vec<usize> = pairs.iter().flat_map(|(i, j)| [*i, *j]).collect();
+            wanted.sort_unstable();
+            wanted.dedup();
+            (pairs, wanted)
+        }
+    };
+    let vectors_at: HashMap<usize, Vec<f32>> = if !vectors_on {
+        HashMap::new()
+    } else if plan.is_none() {
+        let mut out = HashMap::with_capacity(n);
+        for (rid, _, v) in records::persona_vectors(conn, None)? {
+            if let Some(&i) = index_of.get(&rid) {
+                out.entry(i).or_insert(v);
+            }
+        }
+        out
+    } else {
+        let rids: Vec<i64> = wanted.iter().map(|i| persona[*i].1).collect();
+        let mut by_rid = crate::engine::links::vectors_of(conn, &rids)?;
+        wanted.iter().filter_map(|i| by_rid.remove(&persona[*i].1).map(|v| (*i, v))).collect()
+    };
+    let dims = vectors_at.values().next().map_or(0, Vec::len);
+    let vector = |i: usize| vectors_at.get(&i).filter(|v| v.len() == dims).map(Vec::as_slice);
+    let compare = |best: &mut Vec<BinaryHeap<std::cmp::Reverse<Rank>>>, i: usize, j: usize| {
         let sim = match (vector(i), vector(j)) {
             (Some(x), Some(y)) => crate::index::dot(x, y),
             // A memory without a vector (its text could not be embedded) is left out
@@ -166,22 +250,35 @@ pub(crate) fn similar_pairs(conn: &Connection, how: Compare, vectors: &crate::in
         let themed = !themes[i].is_empty() && super::pairs::shared(&themes[i], &themes[j]) >= min_themes;
         let sim = if themed { sim.max(link) } else { sim };
         if sim >= link {
-            let milli = (round3(sim) * 1000.0).round() as i64;
-            let tie = mix(hashes[i.min(j)] ^ mix(hashes[i.max(j)]));
-            offer(&mut best[i], (milli, tie, std::cmp::Reverse(j)));
-            offer(&mut best[j], (milli, tie, std::cmp::Reverse(i)));
+            offer(best, i, j, (round3(sim) * 1000.0).round() as i64);
         }
     };
-    if vectors_on {
-        let rids: Vec<Option<i64>> = persona.iter().enumerate().map(|(i, (_, rid, _))| slot[i].map(|_| *rid)).collect();
-        vector_candidates(&rids, vectors, link, &mut compare)?;
-    } else {
-        super::pairs::set_pairs(&words, &order, super::pairs::SetRule::Cosine(link), &mut compare);
-    }
-    if with_themes {
-        super::pairs::set_pairs(&themes, &order, super::pairs::SetRule::Overlap(min_themes), &mut compare);
-    }
-    drop(flat);
+    let compared = match &plan {
+        None => {
+            let mut visit = |i: usize, j: usize| compare(&mut best, i, j);
+            if vectors_on {
+                let rids: Vec<Option<i64>> = (0..n).map(|i| vector(i).map(|_| persona[i].1)).collect();
+                vector_candidates(&rids, None, vectors, link, &mut visit)?;
+            } else {
+                super::pairs::set_pairs(&words, &order, super::pairs::SetRule::Cosine(link), &mut visit);
+            }
+            if with_themes {
+                super::pairs::set_pairs(&themes, &order, super::pairs::SetRule::Overlap(min_themes), &mut visit);
+            }
+            n
+        }
+        Some(plan) => {
+            // The memo's pairs between unchanged memories stand as chosen.
+            for &(i, j, milli) in &plan.kept {
+                offer(&mut best, i, j, milli);
+            }
+            for &(i, j) in &candidates {
+                compare(&mut best, i, j);
+            }
+            plan.targets.len()
+        }
+    };
+    drop(vectors_at);
     let mut candidates: Vec<(i64, u64, usize, usize)> = best
         .into_iter()
         .enumerate()
@@ -202,17 +299,85 @@ pub(crate) fn similar_pairs(conn: &Connection, how: Compare, vectors: &crate::in
             similar.push((i, j, milli as f64 / 1000.0));
         }
     }
-    Ok((persona, similar))
+    let memo = memo_changes(settings, memo, &persona, &fingerprints, &similar);
+    Ok(Linking { persona, pairs: similar, full: plan.is_none(), compared, memo })
 }
 
-/// The vector pairs worth comparing ([`super::pairs::vector_pairs`]), through the store's
-/// vector index when there is one.
+/// Which memories an incremental pass compares, and the memo's pairs it keeps.
+struct Plan {
+    targets: Vec<usize>,
+    kept: Vec<(usize, usize, i64)>,
+}
+
+/// The memories changed since the memo (a new or different fingerprint) and those that
+/// lost a pair to a change or a memory gone; `None` when they are too many.
+fn incremental_plan(
+    memo: &LinkMemo,
+    persona: &[(String, i64, PersonaMemory)],
+    fingerprints: &[u64],
+    index_of: &HashMap<i64, usize>,
+) -> Option<Plan> {
+    let n = persona.len();
+    let changed: Vec<bool> = (0..n).map(|i| memo.fingerprints.get(&persona[i].1) != Some(&fingerprints[i])).collect();
+    let mut touched = changed.clone();
+    let mut kept = Vec::new();
+    for (a, b, milli) in &memo.pairs {
+        match (index_of.get(a), index_of.get(b)) {
+            (Some(&i), Some(&j)) if !changed[i] && !changed[j] => kept.push((i.min(j), i.max(j), *milli)),
+            (i, j) => i.into_iter().chain(j).for_each(|x| touched[*x] = true),
+        }
+    }
+    let targets: Vec<usize> = (0..n).filter(|i| touched[*i]).collect();
+    if targets.len() as f64 > MAX_CHANGED_SHARE * n as f64 {
+        return None;
+    }
+    Some(Plan { targets, kept })
+}
+
+/// The memo after this pass, as changes to the stored one.
+fn memo_changes(
+    settings: String,
+    memo: Option<&LinkMemo>,
+    persona: &[(String, i64, PersonaMemory)],
+    fingerprints: &[u64],
+    similar: &[(usize, usize, f64)],
+) -> MemoChanges {
+    let empty = LinkMemo::default();
+    let memo = memo.unwrap_or(&empty);
+    let rids: HashSet<i64> = persona.iter().map(|(_, rid, _)| *rid).collect();
+    let fingerprints: Vec<(i64, u64)> = persona
+        .iter()
+        .zip(fingerprints)
+        .filter(|((_, rid, _), f)| memo.fingerprints.get(rid) != Some(*f))
+        .map(|((_, rid, _), f)| (*rid, *f))
+        .collect();
+    let forgotten: Vec<i64> = memo.fingerprints.keys().filter(|r| !rids.contains(r)).copied().collect();
+    let now: HashMap<(i64, i64), i64> = similar
+        .iter()
+        .map(|(i, j, sim)| {
+            let (a, b) = (persona[*i].1, persona[*j].1);
+            ((a.min(b), a.max(b)), (sim * 1000.0).round() as i64)
+        })
+        .collect();
+    let before: HashMap<(i64, i64), i64> = memo.pairs.iter().map(|(a, b, m)| ((*a, *b), *m)).collect();
+    let mut pairs_removed: Vec<(i64, i64)> = before.keys().filter(|k| !now.contains_key(k)).copied().collect();
+    pairs_removed.sort_unstable();
+    let mut pairs_added: Vec<(i64, i64, i64)> =
+        now.iter().filter(|(k, m)| before.get(k) != Some(m)).map(|((a, b), m)| (*a, *b, *m)).collect();
+    pairs_added.sort_unstable();
+    MemoChanges { settings, fingerprints, forgotten, pairs_added, pairs_removed }
+}
+
+/// The vector pairs worth comparing ([`super::pairs::vector_pairs`]) of every memory, or
+/// of `targets` only, through the store's vector index when there is one. False when a
+/// target has a vector but no point in the index.
 fn vector_candidates(
     rids: &[Option<i64>],
+    targets: Option<&[usize]>,
     vectors: &crate::index::Vectors,
     link: f64,
     compare: &mut impl FnMut(usize, usize),
-) -> Result<()> {
+) -> Result<bool> {
     #[cfg(feature = "vectors")]
     {
         let index = match vectors {
@@ -220,8 +385,9 @@ fn vector_candidates(
             None => None,
         };
         let floor = link as f32 - super::pairs::INT8_MARGIN;
-        super::pairs::vector_pairs(
+        Ok(super::pairs::vector_pairs(
             rids,
+            targets,
             |asked| match index {
                 Some(index) => {
                     let index = index.read().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -230,9 +396,11 @@ fn vector_candidates(
                 None => vec![None; asked.len()],
             },
             compare,
-        );
+        ))
     }
     #[cfg(not(feature = "vectors"))]
-    let _ = (rids, vectors, link, compare);
-    Ok(())
+    {
+        let _ = (rids, targets, vectors, link, compare);
+        Ok(true)
+    }
 }
