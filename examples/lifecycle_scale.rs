@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --no-default-features --features vectors,onnx --example lifecycle_scale -- \
-//!     [--memories 100000] [--model | --no-vectors] [--dir DIR] [--queries 100]
+//!     [--memories 100000] [--model | --no-vectors] [--dir DIR] [--queries 100] [--new N]
 //! ```
 //!
 //! Vectors come from a **deterministic stand-in embedder** (`StandInEmbedder`, model id
@@ -29,7 +29,9 @@
 //! Then, in a fresh process (so its peak RSS is the measurement's alone): the store is
 //! opened, `--queries` searches are timed with nothing else running (outside), then one
 //! consolidation cycle runs in a task while searches run one after another until it ends
-//! (during), then the same for one introspection. Printed: each one's time, the links the
+//! (during); then `--new` memories are written (default 1% of N, keys stamped with the
+//! time) and a second, steady cycle is timed the same way (it compares only what changed
+//! since the first); then the same for one introspection. Printed: each one's time, the links the
 //! cycle made, search p50 and worst outside and during, how many searches finished while
 //! the cycle was still running, and peak RSS (VmHWM).
 
@@ -323,7 +325,42 @@ async fn searches_during<T>(
     Ok((ms, before, out, ended))
 }
 
-async fn measure(n: usize, dir: &Path, embedder: &Option<Arc<dyn Embedder>>, count: usize) -> BoxResult<()> {
+/// One consolidation cycle, searches running while it runs; prints what it did and took.
+async fn timed_cycle(store: &Arc<MemoryStore>, texts: &[String], label: &str) -> BoxResult<()> {
+    let s = store.clone();
+    let cycle = tokio::spawn(async move {
+        let t = Instant::now();
+        let r = s.consolidate().await;
+        (r, t.elapsed().as_secs_f64())
+    });
+    let (mut during, finished, (report, took), _) = searches_during(store, texts, cycle).await?;
+    let report = report?;
+    println!(
+        "{label}: {took:.2} s, compared {} ({}), linked {}, edges {}, pruned {} (state changes), promoted {}",
+        report.compared,
+        if report.compared_all { "all" } else { "changed since the last cycle" },
+        report.linked,
+        report.edges,
+        report.prune.transitions.len(),
+        report.promoted.len()
+    );
+    let steps: Vec<String> = report.steps.iter().map(|(step, s)| format!("{step} {s:.2}")).collect();
+    println!("  steps (s): {}", steps.join(", "));
+    let (p50, worst) = (percentile(&mut during, 0.5), percentile(&mut during, 1.0));
+    println!(
+        "search during the cycle: p50 {p50:.1} ms, worst {worst:.1} ms ({} searches, {finished} finished while it ran)",
+        during.len()
+    );
+    Ok(())
+}
+
+async fn measure(
+    n: usize,
+    new: usize,
+    dir: &Path,
+    embedder: &Option<Arc<dyn Embedder>>,
+    count: usize,
+) -> BoxResult<()> {
     let identity = Identity::from_secret(std::fs::read_to_string(dir.join("key.nsec"))?.trim())?;
     let t = Instant::now();
     let store = Arc::new(MemoryStore::open(dir.join("store.db"), identity, options(embedder)).await?);
@@ -339,28 +376,28 @@ async fn measure(n: usize, dir: &Path, embedder: &Option<Arc<dyn Embedder>>, cou
     let (p50_out, max_out) = (percentile(&mut outside, 0.5), percentile(&mut outside, 1.0));
     println!("search outside any cycle: p50 {p50_out:.1} ms, worst {max_out:.1} ms ({} searches)", outside.len());
 
-    let s = store.clone();
-    let cycle = tokio::spawn(async move {
+    timed_cycle(&store, &texts, "consolidation").await?;
+    // A steady cycle: `--new` memories written since the last (default 1% of the store),
+    // as an agent's day of writing between two cycles. Keys carry the time, so a rerun on
+    // the same store adds others.
+    if new > 0 {
+        let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
+        let inputs: Vec<PersonaInput> = corpus(n + new)
+            .into_iter()
+            .skip(n)
+            .enumerate()
+            .map(|(i, (domain, facet, value, themes))| {
+                PersonaInput::new(&domain, &facet, &format!("new{stamp}-{i:06}"), &value).themes(themes)
+            })
+            .collect();
         let t = Instant::now();
-        let r = s.consolidate().await;
-        (r, t.elapsed().as_secs_f64())
-    });
-    let (mut during, finished, (report, took), _) = searches_during(&store, &texts, cycle).await?;
-    let report = report?;
-    println!(
-        "consolidation: {took:.2} s, linked {}, edges {}, pruned {} (state changes), promoted {}",
-        report.linked,
-        report.edges,
-        report.prune.transitions.len(),
-        report.promoted.len()
-    );
-    let steps: Vec<String> = report.steps.iter().map(|(step, s)| format!("{step} {s:.2}")).collect();
-    println!("  steps (s): {}", steps.join(", "));
-    let (p50, worst) = (percentile(&mut during, 0.5), percentile(&mut during, 1.0));
-    println!(
-        "search during the cycle: p50 {p50:.1} ms, worst {worst:.1} ms ({} searches, {finished} finished while it ran)",
-        during.len()
-    );
+        for chunk in inputs.chunks(1000) {
+            store.persona_remember_batch(chunk.to_vec()).await?;
+        }
+        let embedded = store.index_pending().await?;
+        println!("wrote {new} new memories, {embedded} embedded, in {:.1} s", t.elapsed().as_secs_f64());
+        timed_cycle(&store, &texts, "steady consolidation").await?;
+    }
 
     let s = store.clone();
     let review = tokio::spawn(async move {
@@ -437,5 +474,6 @@ async fn main() -> BoxResult<()> {
     } else {
         println!("build: reusing the store");
     }
-    measure(n, &dir, &embedder, count).await
+    let new: usize = value("--new").map_or(Ok(n / 100), |v| v.parse())?;
+    measure(n, new, &dir, &embedder, count).await
 }

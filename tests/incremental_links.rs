@@ -21,9 +21,13 @@ fn quiet() -> LifecycleOptions {
 }
 
 async fn open(dir: &Path, life: LifecycleOptions) -> MemoryStore {
+    open_clocked(dir, life).await.0
+}
+
+async fn open_clocked(dir: &Path, life: LifecycleOptions) -> (MemoryStore, Arc<ManualClock>) {
     let clock = Arc::new(ManualClock::new(T0));
-    let options = StoreOptions::default().clock(clock).lifecycle(life);
-    MemoryStore::open(dir.join("memstr.db"), test_identity(), options).await.unwrap()
+    let options = StoreOptions::default().clock(clock.clone()).lifecycle(life);
+    (MemoryStore::open(dir.join("memstr.db"), test_identity(), options).await.unwrap(), clock)
 }
 
 /// A made-up word, letters only: `n` in base 26 after a fixed stem.
@@ -73,7 +77,7 @@ async fn links(store: &MemoryStore, keys: &[String]) -> BTreeSet<(String, String
 async fn a_steady_cycle_compares_only_what_changed_and_links_as_a_full_cycle_would() {
     const GROUPS: usize = 120;
     let dir = tempfile::tempdir().unwrap();
-    let store = open(dir.path(), quiet()).await;
+    let (store, clock) = open_clocked(dir.path(), quiet()).await;
     let mut memories: Vec<(String, String)> =
         (0..GROUPS).flat_map(|g| (0..3).map(move |m| (key(g, m), sentence(g, m)))).collect();
     write(&store, &memories).await;
@@ -129,6 +133,26 @@ async fn a_steady_cycle_compares_only_what_changed_and_links_as_a_full_cycle_wou
     let stale = |m: &str| ("g5m0".to_string(), m.to_string());
     assert_eq!(only_incremental, [stale("g5m1"), stale("g5m2")], "the incremental cycle links as a full one");
     assert!(full.is_subset(&incremental));
+
+    // Days later, the cycle decays every edge once and restores the links it still finds,
+    // those it kept without comparing them included; the stale ones fade.
+    clock.set(T0 + 2.0 * 86_400.0);
+    let later = store.consolidate().await.unwrap();
+    assert_eq!(later.decay_days, 2, "{later:?}");
+    assert!(!later.compared_all && later.compared == 0, "{later:?}");
+    assert_eq!((later.linked, later.edges_pruned, later.edges), (0, 0, steady.edges), "{later:?}");
+    // The stale link and a restored one of the same similarity were equal before the decay.
+    let weight = |set: &BTreeSet<(String, String, String)>, a: &str, b: &str| -> f64 {
+        set.iter().find(|(x, y, _)| (x.as_str(), y.as_str()) == (a, b)).map(|(_, _, w)| w.parse().unwrap()).unwrap()
+    };
+    assert_eq!(weight(&incremental, "g5m0", "g5m1"), weight(&incremental, "g5m1", "g5m2"));
+    let after = links(&store, &keys).await;
+    assert!(
+        weight(&after, "g5m0", "g5m1") < weight(&after, "g5m1", "g5m2"),
+        "the link no longer found fades, the one found again is restored"
+    );
+    let same_day = store.consolidate().await.unwrap();
+    assert!(!same_day.changed() && same_day.compared == 0, "{same_day:?}");
 
     // Other settings: the memo of the old ones is not used.
     store.close().await.unwrap();

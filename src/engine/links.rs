@@ -111,6 +111,13 @@ pub(crate) fn apply_part(tx: &Transaction, part: &MemoChanges) -> Result<()> {
     Ok(())
 }
 
+/// Makes the next cycle compare everything, until a memo is written again: the links
+/// are about to change in a way the memo does not record (a day's decay).
+pub(crate) fn distrust(tx: &Transaction) -> Result<()> {
+    tx.execute("DELETE FROM meta WHERE name = ?1", [SETTINGS])?;
+    Ok(())
+}
+
 /// Drops a memory from the memo (it is gone, or purged).
 pub(crate) fn forget(conn: &Connection, rid: i64) -> Result<()> {
     conn.prepare_cached("DELETE FROM link_memo WHERE rid = ?1")?.execute([rid])?;

@@ -455,6 +455,53 @@ pub(crate) fn edges(conn: &Connection) -> Result<Vec<EdgeRow>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
+/// Edges of which a memory is no longer live (forgotten, purged, archived away): `(a, b,
+/// kind)`. One pass over the edges in SQLite, two index lookups each.
+pub(crate) fn dead_edges(conn: &Connection) -> Result<Vec<(String, String, String)>> {
+    let live = |col: &str| {
+        format!("EXISTS (SELECT 1 FROM records r WHERE r.path = e.{col} AND r.deleted = 0 AND r.payload IS NOT NULL)")
+    };
+    let sql = format!("SELECT a, b, kind FROM edges e WHERE NOT {} OR NOT {}", live("a"), live("b"));
+    let mut stmt = conn.prepare(&sql)?;
+    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The stored edge of `kind` between `a` and `b`, in either orientation: its `(a, b)` as
+/// stored, weight and creation time.
+pub(crate) fn edge_between(conn: &Connection, a: &str, b: &str, kind: &str) -> Result<Option<EdgeRow>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT a, b, kind, weight, created_at FROM edges
+         WHERE kind = ?3 AND ((a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1)) LIMIT 1",
+    )?;
+    Ok(stmt
+        .query_row(params![a, b, kind], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .optional()?)
+}
+
+/// How many edges there are ...
+pub(crate) fn edge_count(conn: &Connection) -> Result<usize> {
+    Ok(conn.query_row("SELECT count(*) FROM edges", [], |r| r.get::<_, i64>(0))? as usize)
+}
+
+/// ... and which a decay by `factor` leaves below `min`: `(a, b, kind)`.
+pub(crate) fn edges_decaying_below(conn: &Connection, factor: f64, min: f64) -> Result<Vec<(String, String, String)>> {
+    let mut stmt = conn.prepare("SELECT a, b, kind FROM edges WHERE NOT (weight * ?1 >= ?2)")?;
+    let rows = stmt.query_map(params![factor, min], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// Multiplies every edge's weight by `factor`.
+pub(crate) fn decay_edges(tx: &Transaction, factor: f64) -> Result<()> {
+    tx.execute("UPDATE edges SET weight = weight * ?1", [factor])?;
+    Ok(())
+}
+
+/// Removes the edges below `min` (and any whose weight is not a number).
+pub(crate) fn prune_edges_below(tx: &Transaction, min: f64) -> Result<usize> {
+    Ok(tx.execute("DELETE FROM edges WHERE NOT (weight >= ?1)", [min])?)
+}
+
 /// Deletes these edges (`a`, `b`, kind).
 pub(crate) fn delete_edges(tx: &Transaction, keys: &[(String, String, String)]) -> Result<()> {
     let mut stmt = tx.prepare_cached("DELETE FROM edges WHERE a = ?1 AND b = ?2 AND kind = ?3")?;

@@ -6,7 +6,7 @@
 //! since the last cycle (new journal entries, co-retrievals, whole days elapsed), so a
 //! second run with nothing new in between changes nothing.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -16,7 +16,7 @@ use serde::Serialize;
 use super::gate::lexical_similarity;
 use super::graph::{self, EdgeKind, StoredEdge};
 use super::persona::{prune_addresses, prune_due, PruneReport};
-use super::runtime::{relock, stored_edges, Lifecycle};
+use super::runtime::{relock, Lifecycle};
 use super::similar::{link_pairs, Compare};
 use super::Parts;
 use crate::engine::links::MemoChanges;
@@ -327,28 +327,43 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     }
     steps.done("prune");
     let dreaming = life.options.behaviours.is_on(super::Behaviour::DreamInsights);
-    let dream_pairs = if dreaming { similar.clone() } else { Vec::new() };
-    // The learned edges after this cycle, worked out on a reader from the stored ones.
-    let plan = engine.read(move |conn, _| edge_plan(conn, now, &similar, &coactive)).await?;
+    let dream_pairs: Vec<(String, String, f64)> =
+        if dreaming { similar.iter().map(|(a, b, sim, _)| (a.clone(), b.clone(), *sim)).collect() } else { Vec::new() };
+    // The learned edges after this cycle, worked out on a reader from the stored ones:
+    // only what changes is read and written, so a steady cycle's work follows its changes.
+    let plan = engine.read(move |conn, _| edge_plan(conn, now, &similar, full, &coactive)).await?;
     report.linked = plan.linked;
     report.strengthened = plan.strengthened;
     report.decay_days = plan.decay_days;
     report.edges_pruned = plan.pruned;
-    report.edges = plan.edges;
-    // Then written as a difference, `EDGE_BATCH` rows a transaction.
     for chunk in plan.removed.chunks(EDGE_BATCH) {
         let chunk = chunk.to_vec();
         engine.write(move |tx, _| records::delete_edges(tx, &chunk)).await?;
+    }
+    let today = plan.today;
+    if let Some(factor) = plan.decay {
+        // Decayed once per day: the day is recorded with the decay. Until this cycle's memo
+        // is written, the next cycle relinks everything (restoring what this one found).
+        engine
+            .write(move |tx, _| {
+                records::decay_edges(tx, factor)?;
+                crate::engine::links::distrust(tx)?;
+                meta_set(tx, "edges_decayed_day", &today.to_string())
+            })
+            .await?;
     }
     for chunk in plan.upserts.chunks(EDGE_BATCH) {
         let chunk = chunk.to_vec();
         engine.write(move |tx, _| records::upsert_live_edges(tx, &chunk).map(|_| ())).await?;
     }
-    let today = plan.today;
-    engine
+    report.edges = engine
         .write(move |tx, _| {
+            if plan.decay.is_some() {
+                records::prune_edges_below(tx, graph::PRUNE_BELOW)?;
+            }
             meta_set(tx, "edges_decayed_day", &today.to_string())?;
-            meta_set(tx, "last_consolidation", &now.to_string())
+            meta_set(tx, "last_consolidation", &now.to_string())?;
+            records::edge_count(tx)
         })
         .await?;
     // The memo last: a cycle cut short before it compares again what this one did.
@@ -389,101 +404,102 @@ const EDGE_BATCH: usize = 2_000;
 
 /// The learned edges a cycle leaves, as a difference from the stored ones.
 struct EdgePlan {
+    /// Edges of memories that are gone.
     removed: Vec<(String, String, String)>,
+    /// Written after the decay (if any): found links at their similarity, co-retrievals.
     upserts: Vec<records::EdgeRow>,
+    /// The factor every edge decays by this cycle, when a day has passed since the last.
+    decay: Option<f64>,
     linked: usize,
     strengthened: usize,
     decay_days: u64,
     pruned: usize,
-    edges: usize,
     /// The day edges are decayed to (`edges_decayed_day`).
     today: i64,
 }
 
 /// Edges of memories that are gone go with them; whole days of decay since the last cycle;
 /// the similar pairs found linked (restored to their similarity); co-retrievals
-/// strengthened.
+/// strengthened. Reads only the edges it may change: the pairs found (of these, only
+/// those marked fresh, unless `all` or a decay day restores every found link; the rest
+/// were restored by the last cycle and nothing has decayed since), the co-retrieved
+/// pairs, and one pass in SQLite for edges of memories gone.
 fn edge_plan(
     conn: &Connection,
     now: f64,
-    similar: &[(String, String, f64)],
+    similar: &[(String, String, f64, bool)],
+    all: bool,
     coactive: &BTreeMap<(String, String), u32>,
 ) -> Result<EdgePlan> {
-    let before = stored_edges(conn)?;
-    // Only the endpoints are looked up (path is unique), not every record of the store.
-    let live: BTreeSet<String> = {
-        let ends: BTreeSet<&String> =
-            before.iter().flat_map(|e| [&e.a, &e.b]).chain(coactive.keys().flat_map(|(a, b)| [a, b])).collect();
-        let mut live = BTreeSet::new();
-        for path in ends {
-            if records::path_is_live(conn, path)? {
-                live.insert(path.clone());
-            }
-        }
-        live
-    };
-    let mut edges: Vec<StoredEdge> =
-        before.iter().filter(|e| live.contains(&e.a) && live.contains(&e.b)).cloned().collect();
-    let mut pruned = before.len() - edges.len();
+    let removed = records::dead_edges(conn)?;
+    let dead: HashSet<(&str, &str)> = removed.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
+    let mut pruned = removed.len();
     // Decay counts whole days since the last decay, so a second cycle on the same day
     // decays nothing.
     let today = (now / DAY).floor() as i64;
     let last: i64 = meta_get(conn, "edges_decayed_day")?.and_then(|s| s.parse().ok()).unwrap_or(today);
-    let mut decay_days = 0;
+    let (mut decay_days, mut decay) = (0, None);
     if today > last {
         decay_days = (today - last) as u64;
         let factor = graph::CYCLE_DECAY.powi(decay_days as i32);
-        pruned += graph::decay_and_prune(&mut edges, factor, graph::PRUNE_BELOW);
+        decay = Some(factor);
+        // Edges of gone memories that would also decay below the floor count once.
+        pruned += records::edges_decaying_below(conn, factor, graph::PRUNE_BELOW)?
+            .iter()
+            .filter(|(a, b, _)| !dead.contains(&(a.as_str(), b.as_str())))
+            .count();
     }
-    // Looked up, not scanned: a cycle may find a link for every memory many times over.
-    let known: HashMap<(&str, &str), &StoredEdge> =
-        before.iter().filter(|e| e.kind == EdgeKind::Semantic).map(|e| ((e.a.as_str(), e.b.as_str()), e)).collect();
+    let restore_all = all || decay.is_some();
+    let mut upserts: Vec<records::EdgeRow> = Vec::new();
     let mut linked = 0;
-    let mut found = Vec::with_capacity(similar.len());
-    for (a, b, sim) in similar {
-        // A link dates from its discovery; found again, it keeps that date and is
-        // restored to its similarity (only links no longer found fade out).
-        let known = known.get(&(a.as_str(), b.as_str()));
-        let created_at = known.map_or(now, |e| e.created_at);
-        if known.map(|e| e.weight) != Some(*sim) {
+    let semantic = EdgeKind::Semantic.as_str();
+    for (a, b, sim, fresh) in similar {
+        if !fresh && !restore_all {
+            continue;
+        }
+        // A link dates from its discovery; found again, it keeps that date and is restored
+        // to its similarity (only links no longer found fade out).
+        let stored = records::edge_between(conn, a, b, semantic)?;
+        let weight = stored.as_ref().map(|e| e.3);
+        if weight != Some(*sim) {
             linked += 1;
         }
-        found.push(StoredEdge { a: a.clone(), b: b.clone(), kind: EdgeKind::Semantic, weight: *sim, created_at });
+        if weight != Some(*sim) || decay.is_some() {
+            let (a, b, created_at) = match stored {
+                Some((sa, sb, _, _, created_at)) => (sa, sb, created_at),
+                None => (a.clone(), b.clone(), now),
+            };
+            upserts.push((a, b, semantic.to_string(), *sim, created_at));
+        }
     }
-    graph::upsert_many(&mut edges, found);
-    let co = coactive
-        .iter()
-        .filter(|((a, b), _)| live.contains(a) && live.contains(b))
-        .map(|((a, b), n)| (a.as_str(), b.as_str(), COACTIVATION_STEP * *n as f64));
-    let strengthened = graph::strengthen_many(&mut edges, co, now);
-    let key = |e: &StoredEdge| (e.a.clone(), e.b.clone(), e.kind.as_str().to_string());
-    let after: HashMap<(String, String, String), &StoredEdge> = edges.iter().map(|e| (key(e), e)).collect();
-    let stored: HashMap<(String, String, String), &StoredEdge> = before.iter().map(|e| (key(e), e)).collect();
-    let mut removed: Vec<(String, String, String)> =
-        stored.keys().filter(|k| !after.contains_key(*k)).cloned().collect();
-    removed.sort();
-    let mut upserts: Vec<records::EdgeRow> = edges
-        .iter()
-        .filter(|e| stored.get(&key(e)) != Some(e))
-        .map(|e| (e.a.clone(), e.b.clone(), e.kind.as_str().to_string(), e.weight, e.created_at))
-        .collect();
+    let mut strengthened = 0;
+    let co = EdgeKind::CoActivated.as_str();
+    for ((a, b), n) in coactive {
+        if a == b || !records::path_is_live(conn, a)? || !records::path_is_live(conn, b)? {
+            continue;
+        }
+        strengthened += 1;
+        let mut edges: Vec<StoredEdge> = Vec::new();
+        if let Some((sa, sb, _, weight, created_at)) = records::edge_between(conn, a, b, co)? {
+            if !dead.contains(&(sa.as_str(), sb.as_str())) {
+                // The day's decay comes first; an edge it takes below the floor starts again.
+                let weight = weight * decay.unwrap_or(1.0);
+                if weight >= graph::PRUNE_BELOW {
+                    edges.push(StoredEdge { a: sa, b: sb, kind: EdgeKind::CoActivated, weight, created_at });
+                }
+            }
+        }
+        graph::strengthen(&mut edges, a, b, COACTIVATION_STEP * f64::from(*n), now);
+        upserts.extend(edges.into_iter().map(|e| (e.a, e.b, co.to_string(), e.weight, e.created_at)));
+    }
     upserts.sort_by(|x, y| (&x.0, &x.1, &x.2).cmp(&(&y.0, &y.1, &y.2)));
-    Ok(EdgePlan {
-        removed,
-        upserts,
-        linked,
-        strengthened,
-        decay_days,
-        pruned,
-        edges: edges.len(),
-        today: today.max(last),
-    })
+    Ok(EdgePlan { removed, upserts, decay, linked, strengthened, decay_days, pruned, today: today.max(last) })
 }
 
 /// Consolidation's pairs ([`link_pairs`], with the last cycle's memo): `(a, b,
-/// similarity)` by path, `a < b`, whether every memory was compared and how many were, and
-/// the memo to keep.
-async fn similar_inputs(parts: &Parts) -> Result<(Vec<(String, String, f64)>, bool, usize, MemoChanges)> {
+/// similarity, fresh)` by path, `a < b` (fresh: it involves a memory compared this cycle),
+/// whether every memory was compared and how many were, and the memo to keep.
+async fn similar_inputs(parts: &Parts) -> Result<(Vec<(String, String, f64, bool)>, bool, usize, MemoChanges)> {
     let life = &parts.life;
     let how = Compare {
         vectors_on: parts.vectors.is_some(),
@@ -501,10 +517,11 @@ async fn similar_inputs(parts: &Parts) -> Result<(Vec<(String, String, f64)>, bo
             let pairs = l
                 .pairs
                 .iter()
-                .map(|(i, j, sim)| {
+                .zip(&l.fresh)
+                .map(|((i, j, sim), fresh)| {
                     let (a, b) = (persona[*i].0.clone(), persona[*j].0.clone());
                     let (a, b) = if a <= b { (a, b) } else { (b, a) };
-                    (a, b, *sim)
+                    (a, b, *sim, *fresh)
                 })
                 .collect();
             Ok((pairs, l.full, l.compared, l.memo))

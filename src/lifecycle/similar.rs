@@ -65,6 +65,9 @@ pub(crate) struct Compare {
 pub(crate) struct Linking {
     pub persona: Vec<(String, i64, PersonaMemory)>,
     pub pairs: Vec<(usize, usize, f64)>,
+    /// For each pair, whether it involves a memory compared in this pass (every pair of a
+    /// full pass); the others stand as the last cycle chose them.
+    pub fresh: Vec<bool>,
     /// Whether every memory was compared (no usable memo, or too much changed since).
     pub full: bool,
     /// Memories compared with their candidates (every one in a full pass).
@@ -118,7 +121,14 @@ pub(crate) fn link_pairs(
     let settings = settings(how);
     if cap == 0 {
         let memo = MemoChanges { settings, ..Default::default() };
-        return Ok(Linking { persona: Vec::new(), pairs: Vec::new(), full: true, compared: 0, memo });
+        return Ok(Linking {
+            persona: Vec::new(),
+            pairs: Vec::new(),
+            fresh: Vec::new(),
+            full: true,
+            compared: 0,
+            memo,
+        });
     }
     let path_of = |m: &PersonaMemory| {
         crate::codec::Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d()
@@ -300,7 +310,15 @@ pub(crate) fn link_pairs(
         }
     }
     let memo = memo_changes(settings, memo, &persona, &fingerprints, &similar);
-    Ok(Linking { persona, pairs: similar, full: plan.is_none(), compared, memo })
+    let fresh: Vec<bool> = match &plan {
+        None => vec![true; similar.len()],
+        Some(plan) => {
+            let mut target = vec![false; n];
+            plan.targets.iter().for_each(|t| target[*t] = true);
+            similar.iter().map(|(i, j, _)| target[*i] || target[*j]).collect()
+        }
+    };
+    Ok(Linking { persona, pairs: similar, fresh, full: plan.is_none(), compared, memo })
 }
 
 /// Which memories an incremental pass compares, and the memo's pairs it keeps.
