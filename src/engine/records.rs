@@ -479,6 +479,13 @@ pub(crate) fn edge_between(conn: &Connection, a: &str, b: &str, kind: &str) -> R
         .optional()?)
 }
 
+/// Whether any edge joins `a` and `b`, either way.
+pub(crate) fn edge_exists(conn: &Connection, a: &str, b: &str) -> Result<bool> {
+    let mut stmt = conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM edges WHERE (a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1))")?;
+    Ok(stmt.query_row(params![a, b], |r| r.get(0))?)
+}
+
 /// How many edges there are ...
 pub(crate) fn edge_count(conn: &Connection) -> Result<usize> {
     Ok(conn.query_row("SELECT count(*) FROM edges", [], |r| r.get::<_, i64>(0))? as usize)

@@ -235,8 +235,8 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
             let view: Vec<(&PersonaMemory, f64, MemoryState)> = rows.iter().map(|(m, r, s)| (m, *r, *s)).collect();
             let options = IntrospectOptions { similar: life.options.link_similarity, ..Default::default() };
             let mut report = introspect(&view, &similar, &options, now);
-            // Pairs consolidation already linked (a learned edge) are no longer suggested.
-            let edges = super::runtime::stored_edges(conn)?;
+            // Pairs consolidation already linked (a learned edge) are no longer suggested:
+            // looked up pair by pair, not by reading every edge.
             let path_of = |key: &str| -> Vec<String> {
                 rows.iter()
                     .filter(|(m, _, _)| m.key == key)
@@ -245,12 +245,19 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
                     })
                     .collect()
             };
-            report.suggested_connections.retain(|(a, b)| {
-                let (pa, pb) = (path_of(a), path_of(b));
-                !edges
-                    .iter()
-                    .any(|e| (pa.contains(&e.a) && pb.contains(&e.b)) || (pa.contains(&e.b) && pb.contains(&e.a)))
-            });
+            let mut keep = Vec::with_capacity(report.suggested_connections.len());
+            for (a, b) in std::mem::take(&mut report.suggested_connections) {
+                let mut linked = false;
+                for pa in path_of(&a) {
+                    for pb in path_of(&b) {
+                        linked = linked || records::edge_exists(conn, &pa, &pb)?;
+                    }
+                }
+                if !linked {
+                    keep.push((a, b));
+                }
+            }
+            report.suggested_connections = keep;
             report.pruned_count =
                 rows.iter().filter(|(m, _, s)| m.state != *s && *s != MemoryState::Active).count() as u64;
             Ok(report)
