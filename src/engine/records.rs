@@ -481,8 +481,8 @@ pub(crate) fn edge_between(conn: &Connection, a: &str, b: &str, kind: &str) -> R
 
 /// Whether any edge joins `a` and `b`, either way.
 pub(crate) fn edge_exists(conn: &Connection, a: &str, b: &str) -> Result<bool> {
-    let mut stmt = conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM edges WHERE (a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1))")?;
+    let mut stmt =
+        conn.prepare_cached("SELECT EXISTS (SELECT 1 FROM edges WHERE (a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1))")?;
     Ok(stmt.query_row(params![a, b], |r| r.get(0))?)
 }
 

@@ -639,6 +639,9 @@ fn promote(
     now: f64,
 ) -> Result<Vec<String>> {
     let mut out = Vec::new();
+    if recurring.is_empty() {
+        return Ok(out);
+    }
     // Every persona memory, of any domain and state, earlier promotions included: a
     // pattern one of them already states (words overlapping as much as the entries of a
     // cluster do) would only repeat it.

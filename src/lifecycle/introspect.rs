@@ -3,7 +3,8 @@
 //!
 //! Every list in the report is sorted, so the same persona always gives the same report.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
 
 use crate::model::{IntrospectionReport, MemoryState, PersonaMemory};
 
@@ -176,9 +177,9 @@ pub fn introspect(
 
 /// Pairs of live memories sharing enough themes or similar enough, not yet linked either
 /// way (by a connection or a contradiction).
-fn suggest_connections(
-    memories: &[(&PersonaMemory, f64, MemoryState)],
-    similar: &[(String, String, f64)],
+fn suggest_connections<'a>(
+    memories: &'a [(&'a PersonaMemory, f64, MemoryState)],
+    similar: &'a [(String, String, f64)],
     edges: &BTreeSet<(&str, &str)>,
     contradicting: &BTreeSet<(String, String)>,
     options: &IntrospectOptions,
@@ -214,39 +215,91 @@ fn suggest_connections(
         .collect();
     let order: Vec<usize> = (0..live.len()).collect();
     let min_shared = options.shared_themes.max(1);
-    let mut shared: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    let similarity: HashMap<(&str, &str), f64> = similar.iter().fold(HashMap::new(), |mut m, (a, b, sim)| {
+        let e = m.entry(pair(a, b)).or_insert(*sim);
+        *e = e.max(*sim);
+        m
+    });
+    let wanted = |p: (&str, &str)| {
+        p.0 != p.1
+            && !edges.contains(&p)
+            && !contradicting.contains(&(p.0.to_string(), p.1.to_string()))
+            && !contradicting.contains(&(p.1.to_string(), p.0.to_string()))
+    };
+    // Only the best `max_suggested_connections` are listed: kept in a bounded heap (the
+    // weakest on top) rather than every pair sharing themes, which at 100,000 memories
+    // is millions.
+    let cap = options.max_suggested_connections;
+    let mut best: BinaryHeap<Reverse<Ranked<'a>>> = BinaryHeap::new();
+    let mut offer = |p: (&'a str, &'a str), n: usize, sim: f64| {
+        if cap == 0 || !wanted(p) {
+            return;
+        }
+        let r = Ranked { shared: n, similarity: sim, pair: p };
+        if best.len() >= cap && best.peek().is_some_and(|w| w.0 >= r) {
+            return;
+        }
+        // A key in two facets can make the same pair twice: the better one stays.
+        if let Some(old) = best.iter().find(|x| x.0.pair == r.pair) {
+            if old.0 >= r {
+                return;
+            }
+            let mut rest = std::mem::take(&mut best).into_vec();
+            rest.retain(|x| x.0.pair != r.pair);
+            best = rest.into();
+        }
+        if best.len() >= cap {
+            best.pop();
+        }
+        best.push(Reverse(r));
+    };
+    let mut themed: HashSet<(&str, &str)> = HashSet::new();
     super::pairs::set_pairs(&sets, &order, super::pairs::SetRule::Overlap(min_shared), |i, j| {
         let n = super::pairs::shared(&sets[i], &sets[j]);
         if n < min_shared {
             return;
         }
-        let entry = shared.entry(pair(&live[i].key, &live[j].key)).or_default();
-        *entry = (*entry).max(n);
+        let p = pair(&live[i].key, &live[j].key);
+        let sim = similarity.get(&p).copied().unwrap_or(0.0);
+        if sim >= options.similar {
+            themed.insert(p);
+        }
+        offer(p, n, sim);
     });
-    let mut scored: BTreeMap<(&str, &str), (usize, f64)> = BTreeMap::new();
-    for (p, n) in shared.into_iter().filter(|(_, n)| *n >= min_shared) {
-        scored.insert(p, (n, 0.0));
-    }
-    for (a, b, sim) in similar {
-        let p = pair(a, b);
-        if let Some(entry) = scored.get_mut(&p) {
-            entry.1 = entry.1.max(*sim);
-        } else if *sim >= options.similar && live_keys.contains(a.as_str()) && live_keys.contains(b.as_str()) {
-            scored.insert(p, (0, *sim));
+    for (p, sim) in &similarity {
+        if *sim >= options.similar && !themed.contains(p) && live_keys.contains(p.0) && live_keys.contains(p.1) {
+            offer(*p, 0, *sim);
         }
     }
-    // (pair, (shared themes, similarity)).
-    type Scored<'a> = ((&'a str, &'a str), (usize, f64));
-    let mut out: Vec<Scored> = scored
-        .into_iter()
-        .filter(|((a, b), _)| a != b && !edges.contains(&(*a, *b)))
-        .filter(|((a, b), _)| {
-            !contradicting.contains(&(a.to_string(), b.to_string()))
-                && !contradicting.contains(&(b.to_string(), a.to_string()))
-        })
-        .collect();
-    out.sort_by(|x, y| y.1 .0.cmp(&x.1 .0).then(y.1 .1.total_cmp(&x.1 .1)).then(x.0.cmp(&y.0)));
-    out.into_iter().take(options.max_suggested_connections).map(|((a, b), _)| (a.to_string(), b.to_string())).collect()
+    let mut out: Vec<Ranked> = best.into_iter().map(|r| r.0).collect();
+    out.sort_by(|x, y| y.cmp(x));
+    out.into_iter().map(|r| (r.pair.0.to_string(), r.pair.1.to_string())).collect()
+}
+
+/// A suggested connection's rank: more shared themes, then higher similarity, then the
+/// keys (earlier first).
+#[derive(Debug, PartialEq)]
+struct Ranked<'a> {
+    shared: usize,
+    similarity: f64,
+    pair: (&'a str, &'a str),
+}
+
+impl Eq for Ranked<'_> {}
+
+impl PartialOrd for Ranked<'_> {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Ranked<'_> {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.shared
+            .cmp(&other.shared)
+            .then(self.similarity.total_cmp(&other.similarity))
+            .then(other.pair.cmp(&self.pair))
+    }
 }
 
 fn pair<'a>(a: &'a str, b: &'a str) -> (&'a str, &'a str) {
@@ -266,6 +319,41 @@ fn dedup(keys: impl IntoIterator<Item = String>) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bounded list of suggestions is the head of the full ranking: with many memories
+    /// sharing themes, a cap of 20 lists exactly the first 20 of what no cap lists.
+    #[test]
+    fn suggested_connections_are_the_head_of_the_full_ranking() {
+        let themes = ["a", "b", "c", "d", "e", "f"];
+        let mut z = 7u64;
+        let mut next = move || {
+            z ^= z << 13;
+            z ^= z >> 7;
+            z ^= z << 17;
+            z
+        };
+        let memories: Vec<PersonaMemory> = (0..300)
+            .map(|i| {
+                let mut m = PersonaMemory::new("self", "facts", format!("k{i:03}"), "v", NOW);
+                m.themes = (0..1 + next() % 3).map(|_| themes[(next() % 6) as usize].to_string()).collect();
+                m
+            })
+            .collect();
+        let view: Vec<(&PersonaMemory, f64, MemoryState)> =
+            memories.iter().map(|m| (m, 1.0, MemoryState::Active)).collect();
+        let similar: Vec<(String, String, f64)> = (0..150)
+            .map(|_| {
+                (format!("k{:03}", next() % 300), format!("k{:03}", next() % 300), 0.7 + (next() % 300) as f64 / 1000.0)
+            })
+            .collect();
+        let capped = IntrospectOptions::default();
+        let all = IntrospectOptions { max_suggested_connections: usize::MAX, ..Default::default() };
+        let head = introspect(&view, &similar, &capped, NOW).suggested_connections;
+        let full = introspect(&view, &similar, &all, NOW).suggested_connections;
+        assert_eq!(head.len(), capped.max_suggested_connections);
+        assert!(full.len() > 1_000, "{}", full.len());
+        assert_eq!(head, full[..head.len()]);
+    }
 
     const NOW: f64 = 1_800_000_000.0;
     const DAY: f64 = 86_400.0;
