@@ -455,16 +455,25 @@ pub(crate) fn edges(conn: &Connection) -> Result<Vec<EdgeRow>> {
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
-/// Edges of which a memory is no longer live (forgotten, purged, archived away): `(a, b,
-/// kind)`. One pass over the edges in SQLite, two index lookups each.
+/// Edges of which a memory is no longer live (forgotten, purged): `(a, b, kind)`. Each
+/// distinct endpoint is looked up once (not each edge's two: 1.2 million row reads at
+/// 100,000 memories took 5 s); the edges are read only when one is gone.
 pub(crate) fn dead_edges(conn: &Connection) -> Result<Vec<(String, String, String)>> {
-    let live = |col: &str| {
-        format!("EXISTS (SELECT 1 FROM records r WHERE r.path = e.{col} AND r.deleted = 0 AND r.payload IS NOT NULL)")
-    };
-    let sql = format!("SELECT a, b, kind FROM edges e WHERE NOT {} OR NOT {}", live("a"), live("b"));
-    let mut stmt = conn.prepare(&sql)?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    let mut stmt = conn.prepare(
+        "WITH ends(p) AS (SELECT a FROM edges UNION SELECT b FROM edges)
+         SELECT p FROM ends WHERE NOT EXISTS
+             (SELECT 1 FROM records r WHERE r.path = ends.p AND r.deleted = 0 AND r.payload IS NOT NULL)",
+    )?;
+    let gone: std::collections::HashSet<String> =
+        stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    if gone.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(edges(conn)?
+        .into_iter()
+        .filter(|(a, b, _, _, _)| gone.contains(a) || gone.contains(b))
+        .map(|(a, b, kind, _, _)| (a, b, kind))
+        .collect())
 }
 
 /// The stored edge of `kind` between `a` and `b`, in either orientation: its `(a, b)` as
