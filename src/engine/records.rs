@@ -464,8 +464,7 @@ pub(crate) fn dead_edges(conn: &Connection) -> Result<Vec<(String, String, Strin
          SELECT p FROM ends WHERE NOT EXISTS
              (SELECT 1 FROM records r WHERE r.path = ends.p AND r.deleted = 0 AND r.payload IS NOT NULL)",
     )?;
-    let gone: std::collections::HashSet<String> =
-        stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    let gone: std::collections::HashSet<String> = stmt.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
     if gone.is_empty() {
         return Ok(Vec::new());
     }

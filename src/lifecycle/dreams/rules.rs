@@ -103,12 +103,24 @@ fn marked_contradicting(a: &PersonaMemory, b: &PersonaMemory) -> bool {
 /// above the link threshold) whose memories are in different domains, share no theme,
 /// and are neither connected nor marked as contradicting. Strength: their similarity.
 pub(crate) fn hidden_connections(seen: &[Seen], similar: &[(String, String, f64)]) -> Vec<Insight> {
-    let by_path: HashMap<&str, &Seen> = seen.iter().map(|s| (s.path.as_str(), s)).collect();
+    let by_path: HashMap<&str, usize> = seen.iter().enumerate().map(|(i, s)| (s.path.as_str(), i)).collect();
+    // Each memory's themes worked out once, when a pair first needs them (there are many
+    // more pairs than memories).
+    let mut themes: Vec<Option<BTreeSet<String>>> = vec![None; seen.len()];
     let mut found = Vec::new();
     for (a, b, sim) in similar {
-        let (Some(x), Some(y)) = (by_path.get(a.as_str()), by_path.get(b.as_str())) else { continue };
-        let (m, n) = (&x.memory, &y.memory);
-        if m.domain == n.domain || !x.themes().is_disjoint(&y.themes()) || linked(m, n) || marked_contradicting(m, n) {
+        let (Some(&i), Some(&j)) = (by_path.get(a.as_str()), by_path.get(b.as_str())) else { continue };
+        let (m, n) = (&seen[i].memory, &seen[j].memory);
+        if m.domain == n.domain {
+            continue;
+        }
+        for k in [i, j] {
+            if themes[k].is_none() {
+                themes[k] = Some(seen[k].themes());
+            }
+        }
+        let disjoint = themes[i].as_ref().zip(themes[j].as_ref()).is_some_and(|(x, y)| x.is_disjoint(y));
+        if !disjoint || linked(m, n) || marked_contradicting(m, n) {
             continue;
         }
         let text = format!(
