@@ -376,6 +376,7 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
         (report.insights, report.insights_written, report.insights_retired) =
             (dreamt.insights, dreamt.written, dreamt.retired);
         steps.done("dream");
+        steps.0.extend(dreamt.steps);
     }
     report.steps = steps.0;
     Ok(report)

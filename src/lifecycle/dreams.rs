@@ -31,6 +31,8 @@ pub(crate) struct Dreamt {
     pub insights: Vec<Insight>,
     pub written: usize,
     pub retired: usize,
+    /// Seconds each rule took (the cycle's report lists them).
+    pub steps: Vec<(&'static str, f64)>,
 }
 
 /// Every rule over the current persona, then the difference with the stored insights
@@ -38,17 +40,29 @@ pub(crate) struct Dreamt {
 /// retired ones). `similar` is the cycle's similar pairs by path.
 pub(crate) async fn dream(parts: &Parts, similar: Vec<(String, String, f64)>) -> Result<Dreamt> {
     let life = parts.life.clone();
-    let (found, stored) = parts
+    let (found, stored, steps) = parts
         .engine
         .read(move |conn, engine| {
             let now = engine.now();
+            let mut steps = Vec::new();
+            let mut t = std::time::Instant::now();
+            let mut lap = |name: &'static str| {
+                steps.push((name, t.elapsed().as_secs_f64()));
+                t = std::time::Instant::now();
+            };
             let seen = current(conn, &life, now)?;
+            lap("dream: read the persona");
             let mut found = rules::hidden_connections(&seen, &similar);
+            lap("dream: hidden connections");
             found.extend(rules::recurring_patterns(&seen));
+            lap("dream: recurring patterns");
             found.extend(rules::contradictions(&seen));
+            lap("dream: contradictions");
             found.extend(rules::knowledge_gaps(&seen));
+            lap("dream: knowledge gaps");
             found.extend(rules::temporal_trends(&seen, now));
-            Ok((found, records::insights(conn)?))
+            lap("dream: temporal trends");
+            Ok((found, records::insights(conn)?, steps))
         })
         .await?;
     parts
@@ -78,7 +92,7 @@ pub(crate) async fn dream(parts: &Parts, similar: Vec<(String, String, f64)>) ->
             for key in before.keys() {
                 forget_path(tx, engine, &Path::Insight { key: key.clone() })?;
             }
-            Ok(Dreamt { insights: sorted(insights), written, retired: before.len() })
+            Ok(Dreamt { insights: sorted(insights), written, retired: before.len(), steps })
         })
         .await
 }

@@ -95,7 +95,7 @@ fn prefix(words: &[u32], rule: SetRule) -> Option<&[u32]> {
 
 /// Probes `words`' prefix in `postings`, newest first, calling `visit(j)` for each
 /// candidate the size filter lets through, at most [`PROBE_MAX`]; `seen[j] == stamp`
-/// marks a candidate already met.
+/// marks a candidate already met. False when `visit` asked to stop.
 fn probe(
     ranked: &[Vec<u32>],
     me: usize,
@@ -103,10 +103,10 @@ fn probe(
     postings: &HashMap<u32, Vec<u32>>,
     seen: &mut [u32],
     stamp: u32,
-    mut visit: impl FnMut(usize),
-) {
+    mut visit: impl FnMut(usize) -> bool,
+) -> bool {
     let words = &ranked[me];
-    let Some(prefix) = prefix(words, rule) else { return };
+    let Some(prefix) = prefix(words, rule) else { return true };
     let mut probed = 0;
     for w in prefix {
         let Some(list) = postings.get(w) else { continue };
@@ -119,13 +119,16 @@ fn probe(
             if !rule.sizes_fit(words.len(), ranked[j].len()) {
                 continue;
             }
-            visit(j);
+            if !visit(j) {
+                return false;
+            }
             probed += 1;
             if probed >= PROBE_MAX {
-                return;
+                return true;
             }
         }
     }
+    true
 }
 
 /// Calls `visit(i, j)` (once per pair, `i != j`, either order) for every pair of `sets`
@@ -133,13 +136,29 @@ fn probe(
 /// order: see [`PROBE_MAX`]). Every pair that passes is visited while no memory has more
 /// than [`PROBE_MAX`] candidates.
 pub(crate) fn set_pairs(sets: &[Vec<u32>], order: &[usize], rule: SetRule, mut visit: impl FnMut(usize, usize)) {
+    set_pairs_while(sets, order, rule, |i, j| {
+        visit(i, j);
+        true
+    });
+}
+
+/// [`set_pairs`] until `visit` returns false: the pairs visited are the first of
+/// [`set_pairs`]'s, in the same order.
+pub(crate) fn set_pairs_while(
+    sets: &[Vec<u32>],
+    order: &[usize],
+    rule: SetRule,
+    mut visit: impl FnMut(usize, usize) -> bool,
+) {
     // Rarest first: the prefixes hold the words fewest memories share.
     let ranked = rarest_first(sets);
     let mut postings: HashMap<u32, Vec<u32>> = HashMap::new();
     // `seen[j] == stamp`: j is already a candidate of the memory being probed.
     let mut seen = vec![u32::MAX; sets.len()];
     for (stamp, &i) in order.iter().enumerate() {
-        probe(&ranked, i, rule, &postings, &mut seen, stamp as u32, |j| visit(i, j));
+        if !probe(&ranked, i, rule, &postings, &mut seen, stamp as u32, |j| visit(i, j)) {
+            return;
+        }
         for w in prefix(&ranked[i], rule).unwrap_or_default() {
             postings.entry(*w).or_default().push(i as u32);
         }
@@ -166,7 +185,10 @@ pub(crate) fn set_pairs_of(
     }
     let mut seen = vec![u32::MAX; sets.len()];
     for (stamp, &t) in targets.iter().enumerate() {
-        probe(&ranked, t, rule, &postings, &mut seen, stamp as u32, |j| visit(t, j));
+        probe(&ranked, t, rule, &postings, &mut seen, stamp as u32, |j| {
+            visit(t, j);
+            true
+        });
     }
 }
 
@@ -324,6 +346,22 @@ mod tests {
                 assert!(missed.is_empty(), "{rule:?}, seed {seed}: missed {missed:?}");
             }
         }
+    }
+
+    /// Stopping early visits the first pairs of a whole run, in its order.
+    #[test]
+    fn stopping_early_visits_the_first_pairs_of_a_whole_run() {
+        let sets = random_sets(500, 80, 3);
+        let order: Vec<usize> = (0..sets.len()).collect();
+        let mut all = Vec::new();
+        set_pairs(&sets, &order, SetRule::Cosine(0.5), |i, j| all.push((i, j)));
+        assert!(all.len() > 100, "{}", all.len());
+        let mut first = Vec::new();
+        set_pairs_while(&sets, &order, SetRule::Cosine(0.5), |i, j| {
+            first.push((i, j));
+            first.len() < 100
+        });
+        assert_eq!(first, all[..100]);
     }
 
     /// A word every memory shares costs each at most `PROBE_MAX` comparisons.

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::super::gate::{content_words, finding_between, Clause};
-use super::super::pairs::{set_pairs, shared, SetRule};
+use super::super::pairs::{set_pairs_while, shared, SetRule};
 use crate::model::{round3, Insight, InsightKind, MemoryState, PersonaMemory};
 use crate::text::fold;
 
@@ -183,10 +183,10 @@ pub(crate) fn contradictions(seen: &[Seen]) -> Vec<Insight> {
         .collect();
     let order: Vec<usize> = (0..seen.len()).collect();
     let mut pairs = Vec::new();
-    set_pairs(&words, &order, SetRule::Cosine(CONTRADICTION_OVERLAP), |i, j| {
-        if pairs.len() < CONTRADICTION_CHECKS {
-            pairs.push((i.min(j), i.max(j)));
-        }
+    // The first `CONTRADICTION_CHECKS` candidate pairs; the index stops there.
+    set_pairs_while(&words, &order, SetRule::Cosine(CONTRADICTION_OVERLAP), |i, j| {
+        pairs.push((i.min(j), i.max(j)));
+        pairs.len() < CONTRADICTION_CHECKS
     });
     pairs.sort_unstable();
     // Each value read once, and only the values a pair needs.
