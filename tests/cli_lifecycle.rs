@@ -256,6 +256,10 @@ fn consolidate_promotes_recurring_journal_content_once() {
         "{again}"
     );
     assert!(!again.contains("promoted self/"), "{again}");
+    // The first cycle compared every persona memory, this one those changed since: none.
+    assert_eq!((r["compared_all"].as_bool(), r["compared"].as_u64()), (Some(true), Some(1)), "{r}");
+    assert!(again.contains("compared 0 persona memories (those changed since the last cycle)"), "{again}");
+    assert!(r["steps"].as_array().is_some_and(|s| !s.is_empty()), "{r}");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -150,6 +150,8 @@ impl Out {
             r.edges_pruned,
             r.edges
         );
+        let scope = if r.compared_all { "every memory" } else { "those changed since the last cycle" };
+        outln!("compared {} persona memories ({scope})", r.compared);
         for p in &r.promoted {
             outln!("  promoted {}", l(p));
         }
