@@ -29,8 +29,8 @@
 //! Then, in a fresh process (so its peak RSS is the measurement's alone): the store is
 //! opened, `--queries` searches are timed with nothing else running (outside), then one
 //! consolidation cycle runs in a task while searches run one after another until it ends
-//! (during); then `--new` memories are written (default 1% of N, keys stamped with the
-//! time) and a second, steady cycle is timed the same way (it compares only what changed
+//! (during); then `--new` memories are written (default 1% of N, generated afresh and keyed
+//! by the time, so reruns do not repeat them) and a second, steady cycle is timed the same way (it compares only what changed
 //! since the first); then the same for one introspection. Printed: each one's time, the links the
 //! cycle made, search p50 and worst outside and during, how many searches finished while
 //! the cycle was still running, and peak RSS (VmHWM).
@@ -200,7 +200,12 @@ fn sentence(r: &mut Rng) -> String {
 
 /// Sentence `i` of the corpus: one in ten a near-duplicate of an earlier one.
 fn corpus(n: usize) -> Vec<(String, String, String, Vec<String>)> {
-    let mut r = Rng(0x11fe_c7c1_e5ca_1e26);
+    corpus_from(n, 0x11fe_c7c1_e5ca_1e26)
+}
+
+/// `n` generated memories from the generator seeded with `seed`.
+fn corpus_from(n: usize, seed: u64) -> Vec<(String, String, String, Vec<String>)> {
+    let mut r = Rng(seed);
     let mut out: Vec<(String, String, String, Vec<String>)> = Vec::with_capacity(n);
     for i in 0..n {
         let (domain, facets) = DOMAINS[r.below(DOMAINS.len())];
@@ -382,9 +387,10 @@ async fn measure(
     // the same store adds others.
     if new > 0 {
         let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH)?.as_secs();
-        let inputs: Vec<PersonaInput> = corpus(n + new)
+        // Texts of their own each run (seeded by the time), so a rerun on the same store does
+        // not write copies of the last run's.
+        let inputs: Vec<PersonaInput> = corpus_from(new, stamp)
             .into_iter()
-            .skip(n)
             .enumerate()
             .map(|(i, (domain, facet, value, themes))| {
                 PersonaInput::new(&domain, &facet, &format!("new{stamp}-{i:06}"), &value).themes(themes)
