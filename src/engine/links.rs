@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use rusqlite::{params, Connection, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use super::records::{meta_get, meta_set};
 use crate::error::Result;
@@ -46,40 +46,17 @@ pub(crate) struct MemoChanges {
 }
 
 impl MemoChanges {
-    /// Rows it writes or deletes.
-    pub fn len(&self) -> usize {
-        self.fingerprints.len() + self.forgotten.len() + self.pairs_added.len() + self.pairs_removed.len()
-    }
-
-    /// Splits into parts of at most `rows` rows each; the settings go with the last, so a
-    /// memo is only ever trusted once every part before it is written.
+    /// Splits into parts of at most `rows` rows each, the settings alone in the last part,
+    /// so a memo is only ever trusted once every part before it is written.
     pub fn split(self, rows: usize) -> Vec<MemoChanges> {
         let rows = rows.max(1);
-        let mut parts = Vec::new();
-        let mut part = MemoChanges::default();
-        let flush = |part: &mut MemoChanges, parts: &mut Vec<MemoChanges>| {
-            if part.len() >= rows {
-                parts.push(std::mem::take(part));
-            }
-        };
-        for f in self.fingerprints {
-            part.fingerprints.push(f);
-            flush(&mut part, &mut parts);
-        }
-        for r in self.forgotten {
-            part.forgotten.push(r);
-            flush(&mut part, &mut parts);
-        }
-        for p in self.pairs_removed {
-            part.pairs_removed.push(p);
-            flush(&mut part, &mut parts);
-        }
-        for p in self.pairs_added {
-            part.pairs_added.push(p);
-            flush(&mut part, &mut parts);
-        }
-        part.settings = self.settings;
-        parts.push(part);
+        let part = MemoChanges::default;
+        let mut parts: Vec<MemoChanges> = Vec::new();
+        parts.extend(self.fingerprints.chunks(rows).map(|c| MemoChanges { fingerprints: c.to_vec(), ..part() }));
+        parts.extend(self.forgotten.chunks(rows).map(|c| MemoChanges { forgotten: c.to_vec(), ..part() }));
+        parts.extend(self.pairs_removed.chunks(rows).map(|c| MemoChanges { pairs_removed: c.to_vec(), ..part() }));
+        parts.extend(self.pairs_added.chunks(rows).map(|c| MemoChanges { pairs_added: c.to_vec(), ..part() }));
+        parts.push(MemoChanges { settings: self.settings, ..part() });
         parts
     }
 }
@@ -138,7 +115,7 @@ pub(crate) fn vectors_of(conn: &Connection, rids: &[i64]) -> Result<HashMap<i64,
     let mut stmt = conn.prepare_cached("SELECT vec FROM vectors WHERE rid = ?1")?;
     let mut out = HashMap::with_capacity(rids.len());
     for rid in rids {
-        let blob: Option<Vec<u8>> = stmt.query_row([rid], |r| r.get(0)).ok();
+        let blob: Option<Vec<u8>> = stmt.query_row([rid], |r| r.get(0)).optional()?;
         if let Some(b) = blob {
             out.insert(*rid, crate::codec::from_blob(&b));
         }
