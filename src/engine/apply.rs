@@ -57,7 +57,9 @@ pub(crate) fn current(tx: &Transaction, path: &str) -> rusqlite::Result<Option<C
 
 /// Newest `a`-tag deletion time for a d tag, if any.
 pub(crate) fn deleted_until(tx: &Transaction, d_tag: &str) -> rusqlite::Result<Option<i64>> {
-    tx.prepare_cached("SELECT max(created_at) FROM deletions WHERE target_d = ?1")?.query_row([d_tag], |r| r.get(0))
+    // `IN (?1)`, not `= ?1`: SQLite plans `max()` under `= ?1` again on every binding,
+    // a parse for each event a pull applies (docs/ARCHITECTURE.md, "Statements").
+    tx.prepare_cached("SELECT max(created_at) FROM deletions WHERE target_d IN (?1)")?.query_row([d_tag], |r| r.get(0))
 }
 
 pub(crate) fn count_rejection(tx: &Transaction, reason: RejectReason, event_id: Option<&str>) -> rusqlite::Result<()> {
@@ -262,43 +264,57 @@ pub(crate) fn upsert_record(
     // A journal entry that moves in time or is forgotten (a tombstone under its path) leaves
     // neighbours behind: their episode context is rewritten too.
     let journal = path.kind() == crate::codec::RecordKind::Journal;
-    let mut neighbours = match journal {
-        true => match tx
-            .prepare_cached("SELECT rid FROM records WHERE path = ?1")?
-            .query_row([&path_s], |r| r.get(0))
-            .optional()?
-        {
-            Some(old) => super::episodes::around(tx, old)?,
-            None => Vec::new(),
-        },
-        false => Vec::new(),
+    let old: Option<i64> =
+        tx.prepare_cached("SELECT rid FROM records WHERE path = ?1")?.query_row([&path_s], |r| r.get(0)).optional()?;
+    let mut neighbours = match (journal, old) {
+        (true, Some(old)) => super::episodes::around(tx, old)?,
+        _ => Vec::new(),
     };
-    let rid: i64 = tx.prepare_cached("INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts, payload, dirty, text_hash, needs_vec, dirty_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, CASE WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END, CASE WHEN ?12 THEN unixepoch() END)
-         ON CONFLICT(path) DO UPDATE SET kind = ?2, d_tag = ?3, event_id = ?4, created_at = ?5, deleted = ?6,
-             domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12,
-             dirty_at = CASE WHEN ?12 THEN coalesce(records.dirty_at, unixepoch()) END,
-             needs_vec = CASE WHEN records.text_hash IS ?13 THEN records.needs_vec WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END,
-             text_hash = ?13
-         RETURNING rid")?.query_row(params![
-            path_s,
-            kind,
-            d_tag,
-            event_id,
-            created_at,
-            tombstone,
-            row.domain,
-            row.facet,
-            row.key,
-            row.ts,
-            json,
-            dirty,
-            text_hash,
-            VecState::Pending,
-            VecState::Current
-        ],
-        |r| r.get(0),
-    )?;
+    let values = params![
+        path_s,
+        kind,
+        d_tag,
+        event_id,
+        created_at,
+        tombstone,
+        row.domain,
+        row.facet,
+        row.key,
+        row.ts,
+        json,
+        dirty,
+        text_hash,
+        VecState::Pending,
+        VecState::Current
+    ];
+    // An UPDATE or an INSERT, never an upsert with RETURNING: SQLite opens a statement
+    // savepoint for those, and FTS5 writes its pending index to disk at every savepoint, so
+    // a page of 1,000 events left 1,000 one-row segments to merge (docs/ARCHITECTURE.md,
+    // "Statements").
+    let rid = match old {
+        Some(rid) => {
+            tx.prepare_cached(
+                "UPDATE records SET kind = ?2, d_tag = ?3, event_id = ?4, created_at = ?5, deleted = ?6,
+                     domain = ?7, facet = ?8, key = ?9, ts = ?10, payload = ?11, dirty = ?12,
+                     dirty_at = CASE WHEN ?12 THEN coalesce(dirty_at, unixepoch()) END,
+                     needs_vec = CASE WHEN text_hash IS ?13 THEN needs_vec WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END,
+                     text_hash = ?13
+                 WHERE path = ?1",
+            )?
+            .execute(values)?;
+            rid
+        }
+        None => {
+            tx.prepare_cached(
+                "INSERT INTO records (path, kind, d_tag, event_id, created_at, deleted, domain, facet, key, ts,
+                     payload, dirty, text_hash, needs_vec, dirty_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13,
+                     CASE WHEN ?13 IS NOT NULL THEN ?14 ELSE ?15 END, CASE WHEN ?12 THEN unixepoch() END)",
+            )?
+            .execute(values)?;
+            tx.last_insert_rowid()
+        }
+    };
     if text_hash.is_none() {
         tx.prepare_cached("DELETE FROM vectors WHERE rid = ?1")?.execute([rid])?;
     }

@@ -122,6 +122,24 @@ pub(crate) fn index_stamp(conn: &Connection) -> Result<Vec<u8>> {
     Ok(stamp)
 }
 
+/// How many leaves FTS5 has written to level 0 of the index in all (the structure record's
+/// write counter): one flush of its pending terms writes at least one, so a batch flushed
+/// once per row shows here as one leaf or more per row.
+#[cfg(test)]
+pub(crate) fn leaves_written(conn: &Connection) -> Option<u64> {
+    let block: Vec<u8> = conn.query_row("SELECT block FROM records_fts_data WHERE id = 10", [], |r| r.get(0)).ok()?;
+    // A 4-byte cookie, the 4-byte version 2 marker if any, then the number of levels, of
+    // segments and the write counter, as SQLite varints.
+    let mut at = if block.get(4..8) == Some(&[0xff, 0x00, 0x00, 0x01][..]) { 8 } else { 4 };
+    let mut field = || {
+        let (v, n) = block.get(at..).and_then(sqlite_varint)?;
+        at += n;
+        Some(v)
+    };
+    let (_levels, _segments) = (field()?, field()?);
+    field()
+}
+
 /// The live records `filter` admits, at most `cap` (None: more than `cap` do).
 pub(crate) fn admitted(conn: &Connection, filter: &Filter, cap: usize) -> Result<Option<Vec<i64>>> {
     let (cond, mut values) = filter.sql(1);

@@ -202,11 +202,16 @@ fn relay_books(
     };
     match (outcome, path) {
         (Outcome::Applied | Outcome::Duplicate, _) => {
-            tx.prepare_cached(
-                "INSERT OR IGNORE INTO acks (event_id, relay, acked_at)
-                 SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM events WHERE id = ?1)",
-            )?
-            .execute(params![id, relay, now])?;
+            // Asked first and inserted from values: an INSERT ... SELECT under a foreign key
+            // opens a statement savepoint, at which FTS5 writes out its pending index
+            // (docs/ARCHITECTURE.md, "Statements").
+            let held: bool = tx
+                .prepare_cached("SELECT EXISTS (SELECT 1 FROM events WHERE id = ?1)")?
+                .query_row([&id], |r| r.get(0))?;
+            if held {
+                tx.prepare_cached("INSERT OR IGNORE INTO acks (event_id, relay, acked_at) VALUES (?1, ?2, ?3)")?
+                    .execute(params![id, relay, now])?;
+            }
             acked.push(id);
         }
         (Outcome::Stale, Some(path)) => {

@@ -229,11 +229,14 @@ pub(crate) fn journal_after(conn: &Connection, after_rid: i64, limit: usize) -> 
 
 /// Journal entries matching the FTS5 expression `expr`, best first, at most `limit`.
 pub(crate) fn journal_matching(conn: &Connection, expr: &str, limit: usize) -> Result<Vec<(i64, JournalEntry)>> {
+    // A literal kind and a cast limit: bound as they are, SQLite would plan the statement
+    // again on every call (docs/ARCHITECTURE.md, "Statements").
     let mut stmt = conn.prepare_cached(
         "SELECT r.rid, r.payload FROM records_fts f JOIN records r ON r.rid = f.rowid
-         WHERE records_fts MATCH ?1 AND r.kind = ?2 AND r.deleted = 0 ORDER BY f.rank LIMIT ?3",
+         WHERE records_fts MATCH ?1 AND r.kind = 'journal' AND r.deleted = 0 ORDER BY f.rank
+         LIMIT CAST(?2 AS INTEGER)",
     )?;
-    decoded(&mut stmt, params![super::fts::own(expr), RecordKind::Journal, limit as i64])
+    decoded(&mut stmt, params![super::fts::own(expr), limit as i64])
 }
 
 /// The UTC day of a record's time, as SQLite computes it.
@@ -259,9 +262,12 @@ pub(crate) fn journal_days(conn: &Connection, expr: Option<&str>) -> Result<u64>
 
 /// Journal entries timed within `[from, to]`, at most `limit` rids.
 pub(crate) fn journal_between(conn: &Connection, from: f64, to: f64, limit: usize) -> Result<Vec<i64>> {
-    let mut stmt = conn
-        .prepare_cached("SELECT rid FROM records WHERE kind = ?1 AND deleted = 0 AND ts BETWEEN ?2 AND ?3 LIMIT ?4")?;
-    let rows = stmt.query_map(params![RecordKind::Journal, from, to, limit as i64], |r| r.get::<_, i64>(0))?;
+    // Literal kind, cast limit: see journal_matching.
+    let mut stmt = conn.prepare_cached(
+        "SELECT rid FROM records WHERE kind = 'journal' AND deleted = 0 AND ts BETWEEN ?1 AND ?2
+         LIMIT CAST(?3 AS INTEGER)",
+    )?;
+    let rows = stmt.query_map(params![from, to, limit as i64], |r| r.get::<_, i64>(0))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -322,7 +328,9 @@ fn persona_sql(domain: bool, facet: bool, key: bool) -> String {
     for (column, given) in [("domain", domain), ("facet", facet), ("key", key)] {
         if given {
             n += 1;
-            sql.push_str(&format!(" AND {column} = ?{n}"));
+            // `IN (?n)`: under `= ?n` and this ORDER BY, SQLite plans the statement again
+            // on every call, a parse per persona write (docs/ARCHITECTURE.md, "Statements").
+            sql.push_str(&format!(" AND {column} IN (?{n})"));
         }
     }
     sql.push_str(" ORDER BY domain, facet, key");
@@ -480,7 +488,7 @@ pub(crate) fn dead_edges(conn: &Connection) -> Result<Vec<(String, String, Strin
 pub(crate) fn edge_between(conn: &Connection, a: &str, b: &str, kind: &str) -> Result<Option<EdgeRow>> {
     let mut stmt = conn.prepare_cached(
         "SELECT a, b, kind, weight, created_at FROM edges
-         WHERE kind = ?3 AND ((a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1)) LIMIT 1",
+         WHERE kind IN (?3) AND ((a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1)) LIMIT 1",
     )?;
     Ok(stmt
         .query_row(params![a, b, kind], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
@@ -670,10 +678,10 @@ pub(crate) fn persona_written_between(
     limit: usize,
 ) -> Result<Vec<(i64, PersonaMemory)>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT rid, payload FROM records WHERE kind = ?1 AND deleted = 0 AND ts BETWEEN ?2 AND ?3
-         ORDER BY abs(ts - ?4), path LIMIT ?5",
+        "SELECT rid, payload FROM records WHERE kind = 'persona' AND deleted = 0 AND ts BETWEEN ?1 AND ?2
+         ORDER BY abs(ts - ?3), path LIMIT CAST(?4 AS INTEGER)",
     )?;
-    decoded(&mut stmt, params![RecordKind::Persona, from, to, at, limit as i64])
+    decoded(&mut stmt, params![from, to, at, limit as i64])
 }
 
 /// The stored vector of record `rid`, if it has one.

@@ -9,6 +9,8 @@ mod learning;
 mod lifecycle;
 mod memories;
 mod options;
+#[cfg(test)]
+mod statements;
 mod strength;
 mod transfer;
 

@@ -1,0 +1,137 @@
+//! Guards the statement cache: the paths that run a statement thousands of times (a pull,
+//! an import, a search, a cycle) must not pay SQLite's parser on each call.
+
+use std::sync::Arc;
+
+use crate::{Identity, MemoryStore, PersonaInput, SearchQuery, StoreOptions};
+
+/// A deterministic test embedder (word hashes), so search and consolidation run their
+/// vector paths without the model.
+#[cfg(feature = "vectors")]
+struct WordHash;
+
+#[cfg(feature = "vectors")]
+impl crate::index::Embedder for WordHash {
+    fn model_id(&self) -> &str {
+        "test-word-hash-64"
+    }
+    fn dims(&self) -> usize {
+        64
+    }
+    fn embed(&self, texts: &[&str]) -> crate::Result<Vec<Vec<f32>>> {
+        Ok(texts
+            .iter()
+            .map(|t| {
+                let mut v = vec![0f32; 64];
+                for w in t.split_whitespace() {
+                    let h =
+                        w.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+                    v[(h % 64) as usize] += 1.0;
+                }
+                let n = v.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                v.iter().map(|x| x / n).collect()
+            })
+            .collect())
+    }
+}
+
+fn options() -> StoreOptions {
+    let options = StoreOptions::default();
+    #[cfg(feature = "vectors")]
+    let options = options.embedder(Arc::new(WordHash));
+    options
+}
+
+const WORDS: [&str; 12] =
+    ["tea", "coffee", "invoice", "ledger", "Dana", "Berlin", "budget", "deadline", "rust", "relay", "garden", "piano"];
+
+fn sentence(i: usize) -> String {
+    (0..8).map(|j| WORDS[(i * 7 + j * 5 + j * j) % WORDS.len()]).collect::<Vec<_>>().join(" ")
+}
+
+/// No statement of the write, import, search and lifecycle paths is prepared again on
+/// every call. SQLite 3.54 re-plans a read that orders or takes `max()` by a column under
+/// a bound `=` parameter on every bind; such a statement here cost a pull 7% of its time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hot_statements_are_not_prepared_again_on_every_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = Identity::generate();
+    let a = MemoryStore::open(dir.path().join("a.db"), key.clone(), options()).await.unwrap();
+    let start = 1_767_225_600.0;
+    for i in 0..40 {
+        a.remember(&format!("note-{i}"), &sentence(i)).await.unwrap();
+        a.journal_at(&sentence(i + 100), start + i as f64 * 600.0).await.unwrap();
+        let input = PersonaInput::new("work", "facts", &format!("fact-{i}"), &sentence(i + 200))
+            .themes([WORDS[i % WORDS.len()], WORDS[(i + 3) % WORDS.len()]]);
+        a.persona_remember(input).await.unwrap();
+    }
+    a.remember("note-1", "changed: tea with Dana in Berlin").await.unwrap();
+    a.forget("note-2").await.unwrap();
+    for q in ["tea Dana", "invoice budget", "relay", "piano garden deadline"] {
+        a.search(SearchQuery::new(q)).await.unwrap();
+        a.recall("note-3").await.unwrap();
+    }
+    a.recall_all().await.unwrap();
+    a.recent(10).await.unwrap();
+    a.consolidate().await.unwrap();
+    a.persona_introspect().await.unwrap();
+    a.persona_compress(None).await.unwrap();
+
+    // The door every relay page and import goes through, into a second store.
+    let events = a.export_events().await.unwrap();
+    let b = MemoryStore::open(dir.path().join("b.db"), key, options()).await.unwrap();
+    for chunk in events.chunks(16) {
+        b.import_events(chunk.to_vec()).await.unwrap();
+    }
+    b.import_events(events).await.unwrap();
+    for q in ["tea Dana", "ledger rust"] {
+        b.search(SearchQuery::new(q)).await.unwrap();
+    }
+
+    for (name, store) in [("a", &a), ("b", &b)] {
+        // FTS5's own statements (on its shadow tables) are SQLite's to prepare.
+        let again: Vec<_> = store
+            .engine
+            .reprepared_statements(10)
+            .into_iter()
+            .filter(|(sql, ..)| !sql.contains("'records_fts_"))
+            .collect();
+        assert!(again.is_empty(), "store {name}: statements prepared again on most of their runs: {again:#?}");
+    }
+}
+
+/// A batch of events from a relay or an import is indexed in one flush of FTS5's pending
+/// terms, not one per event: a statement savepoint on the per-event path (an upsert with
+/// RETURNING, an INSERT ... SELECT under a foreign key) makes FTS5 write its pending terms
+/// out as a new segment, and merging those was a fifth of a pull.
+#[cfg(feature = "sync")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_page_of_events_is_indexed_in_one_flush() {
+    use crate::engine::ingest::{self, Source};
+    const N: usize = 400;
+    let dir = tempfile::tempdir().unwrap();
+    let key = Identity::generate();
+    let a = MemoryStore::open(dir.path().join("a.db"), key.clone(), StoreOptions::default()).await.unwrap();
+    let items: Vec<(String, String)> = (0..N).map(|i| (format!("note-{i}"), sentence(i))).collect();
+    a.remember_batch(items.iter().map(|(k, v)| (k.as_str(), v.as_str()))).await.unwrap();
+    let events = a.export_events().await.unwrap();
+    assert!(events.len() >= N);
+
+    let b = MemoryStore::open(dir.path().join("b.db"), key, StoreOptions::default()).await.unwrap();
+    let url = "wss://relay.example.com";
+    b.add_relay(url, false).await.unwrap();
+    let before = b.engine.read(|conn, _| Ok(crate::engine::fts::leaves_written(conn))).await.unwrap().unwrap_or(0);
+    let source = Source::Relay { url: url.to_string(), window: None };
+    let incoming: Vec<_> = events.into_iter().map(Some).collect();
+    let admitted = b.engine.write(move |tx, engine| ingest::admit(tx, engine, &source, incoming)).await.unwrap();
+    assert_eq!(admitted.report.applied as usize, N);
+    let after = b.engine.read(|conn, _| Ok(crate::engine::fts::leaves_written(conn))).await.unwrap().unwrap();
+    assert!(after - before < N as u64 / 10, "{} leaves written for {N} events", after - before);
+    // And every event is acknowledged as held by the relay that served it.
+    let acked: i64 = b
+        .engine
+        .read(move |conn, _| Ok(conn.query_row("SELECT count(*) FROM acks WHERE relay = ?1", [url], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert!(acked as usize >= N);
+}
