@@ -10,7 +10,7 @@ use nostr::{Event, JsonUtil, PublicKey};
 use rusqlite::{params, OptionalExtension};
 use serde::Serialize;
 
-use super::ingest::{Admitted, Incoming, Source};
+use super::ingest::{Admitted, Checked, Incoming, Source};
 use super::write::AccessFlush;
 use super::Engine;
 use crate::clock::system_secs as now_secs;
@@ -428,6 +428,11 @@ pub(crate) trait SyncStorage: Clone + Send + Sync + 'static {
     fn set_negentropy(&self, relay: &str, supported: bool) -> impl Future<Output = Result<()>> + Send;
     /// Events from a relay through the one door.
     fn admit(&self, source: Source, events: Vec<Incoming>) -> impl Future<Output = Result<Admitted>> + Send;
+    /// The door's checks that need no database (signature, decryption, payload rules), so
+    /// a page is checked while the one before it is written.
+    fn check(&self, events: Vec<Incoming>) -> impl Future<Output = Result<Checked>> + Send;
+    /// Checked events through the rest of the door.
+    fn admit_checked(&self, source: Source, checked: Checked) -> impl Future<Output = Result<Admitted>> + Send;
     /// The agent's relay list against the configured relays: `(to add, to drop)`.
     fn relay_list_delta(&self) -> impl Future<Output = Result<(Vec<String>, Vec<String>)>> + Send;
     /// Configures and drops relays as the list says (already checked against its bounds).
@@ -510,6 +515,16 @@ impl SyncStorage for Books {
     }
     async fn admit(&self, source: Source, events: Vec<Incoming>) -> Result<Admitted> {
         let admitted = self.engine.admit_all(source, events).await?;
+        if admitted.report.applied + admitted.report.merged > 0 {
+            (self.on_change)();
+        }
+        Ok(admitted)
+    }
+    async fn check(&self, events: Vec<Incoming>) -> Result<Checked> {
+        self.engine.check(events).await
+    }
+    async fn admit_checked(&self, source: Source, checked: Checked) -> Result<Admitted> {
+        let admitted = self.engine.admit_checked(source, checked).await?;
         if admitted.report.applied + admitted.report.merged > 0 {
             (self.on_change)();
         }

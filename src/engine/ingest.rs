@@ -318,17 +318,45 @@ pub(crate) fn repair_future(tx: &Transaction, engine: &Engine) -> Result<u64> {
     Ok(poisoned.len() as u64)
 }
 
+/// Events decoded ahead of their transaction ([`Engine::check`]), in arrival order.
+#[derive(Default)]
+pub(crate) struct Checked(Vec<Prepared>);
+
 impl Engine {
-    /// Runs `events` through the door in transactions of [`BATCH`].
+    /// Decodes `events` on every core in the blocking pool ([`decode_parallel`]): a caller
+    /// that holds the next batch checks it while the one before is written.
+    pub(crate) async fn check(self: &Arc<Self>, events: Vec<Incoming>) -> Result<Checked> {
+        if events.is_empty() {
+            return Ok(Checked::default());
+        }
+        let me = self.clone();
+        super::blocking(move || Ok(Checked(decode_parallel(&me, events)))).await
+    }
+
+    /// Writes checked events through the rest of the door, in transactions of [`BATCH`].
+    pub(crate) async fn admit_checked(self: &Arc<Self>, source: Source, checked: Checked) -> Result<Admitted> {
+        let mut total = Admitted::default();
+        let mut events = checked.0.into_iter().peekable();
+        while events.peek().is_some() {
+            let chunk: Vec<Prepared> = events.by_ref().take(BATCH).collect();
+            let source = source.clone();
+            total.absorb(self.write(move |tx, engine| admit_prepared(tx, engine, &source, chunk)).await?);
+        }
+        Ok(total)
+    }
+
+    /// Runs `events` through the door in transactions of [`BATCH`], each batch decoded
+    /// while the one before it is written (the writer is one thread; decoding takes the
+    /// other cores).
     pub(crate) async fn admit_all(self: &Arc<Self>, source: Source, events: Vec<Incoming>) -> Result<Admitted> {
         let mut total = Admitted::default();
         let mut events = events.into_iter().peekable();
-        while events.peek().is_some() {
-            let chunk: Vec<Incoming> = events.by_ref().take(BATCH).collect();
-            let source = source.clone();
-            let me = self.clone();
-            let chunk = super::blocking(move || Ok(decode_parallel(&me, chunk))).await?;
-            total.absorb(self.write(move |tx, engine| admit_prepared(tx, engine, &source, chunk)).await?);
+        let mut checked = self.check(events.by_ref().take(BATCH).collect()).await?;
+        while !checked.0.is_empty() {
+            let next: Vec<Incoming> = events.by_ref().take(BATCH).collect();
+            let (written, next) = tokio::join!(self.admit_checked(source.clone(), checked), self.check(next));
+            total.absorb(written?);
+            checked = next?;
         }
         Ok(total)
     }

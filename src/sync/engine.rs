@@ -312,41 +312,52 @@ impl<S: SyncStorage> super::Syncer<S> {
                 }
             };
             let mut until = until;
-            // The page read last, admitted while the next one is read: the store checks and
-            // writes one page as the relay serves the next (at most one page ahead, so the
-            // caps and the violation count still stop a bad relay within a page).
-            let mut waiting: Option<(Vec<Value>, (i64, i64))> = None;
+            // The page read last, written while the next one is read and checked: the store
+            // writes one page (one thread) as the relay serves the next and the other cores
+            // check its signatures and decrypt it (at most one page ahead, so the caps and
+            // the violation count still stop a bad relay within a page).
+            let mut waiting: Option<(ingest::Checked, (i64, i64))> = None;
             loop {
                 let caps = budget.page_caps(opts.page)?;
+                let window = (lo, until);
                 let read = async {
-                    conn.subscribe(vec![filter(since, until, Some(opts.page))])?
+                    let page = conn
+                        .subscribe(vec![filter(since, until, Some(opts.page))])?
                         .collect_stored(opts.timeout, caps)
-                        .await
+                        .await?;
+                    let full_page = page.0.len() >= opts.page;
+                    let oldest = page
+                        .0
+                        .iter()
+                        .filter_map(|e| e["created_at"].as_i64())
+                        .filter(|t| (lo..=until).contains(t))
+                        .min();
+                    let fresh = budget.take(page, Some(window));
+                    let checked = self.check(fresh.into_iter().map(ingest::parse_value).collect()).await?;
+                    Ok::<_, Error>((full_page, oldest, checked))
                 };
                 let admit = async {
                     match waiting.take() {
-                        Some((events, window)) => Some(self.admit_events(conn.url(), events, Some(window)).await),
+                        Some((checked, window)) => {
+                            Some(self.admit_checked(relay_source(conn.url(), window), checked).await)
+                        }
                         None => None,
                     }
                 };
-                let (page, admitted) = futures_util::future::join(read, admit).await;
+                let (page, admitted) = tokio::join!(read, admit);
                 if let Some(part) = admitted {
                     self.absorb_page(conn.url(), part?, budget)?;
                 }
-                let page = page?;
-                let full_page = page.0.len() >= opts.page;
-                let oldest =
-                    page.0.iter().filter_map(|e| e["created_at"].as_i64()).filter(|t| (lo..=until).contains(t)).min();
-                let fresh = budget.take(page, Some((lo, until)));
-                if !full_page {
-                    self.admit_page(conn.url(), fresh, Some((lo, until)), budget).await?;
-                    break;
-                }
-                if oldest.is_some_and(|t| t < until) {
-                    waiting = Some((fresh, (lo, until)));
-                } else {
+                let (full_page, oldest, checked) = page?;
+                if !full_page || oldest.is_none_or(|t| t >= until) {
                     // A page that ends the read here or falls on one second: admitted now.
-                    self.admit_page(conn.url(), fresh, Some((lo, until)), budget).await?;
+                    let part = self.admit_checked(relay_source(conn.url(), window), checked).await?;
+                    self.absorb_page(conn.url(), part, budget)?;
+                    if !full_page {
+                        break;
+                    }
+                } else {
+                    waiting = Some((checked, window));
                 }
                 match oldest {
                     None => {
@@ -521,6 +532,11 @@ impl<S: SyncStorage> super::Syncer<S> {
 /// (`memstr relay serve`) answers every such database refusal (duplicate, deleted, replaced)
 /// with exactly `error: unknown`, and a failing database with `error: database error`,
 /// which is retried. Rate limits, authentication and other refusals are retried.
+/// What a page read with `window` from the relay at `url` is, to the door.
+fn relay_source(url: &RelayUrl, window: (i64, i64)) -> Source {
+    Source::Relay { url: url.to_string(), window: Some(window) }
+}
+
 pub(crate) fn is_final_refusal(message: &str) -> bool {
     let m = message.trim().to_ascii_lowercase();
     m.starts_with("duplicate:")
