@@ -345,3 +345,65 @@ async fn same_second_edits_on_two_devices_converge_despite_first_arrival_relays(
         assert_eq!(served_value["value"].as_str(), Some(va.as_str()), "round {round}: the relay serves the winner");
     }
 }
+
+/// A new device whose first pull needs more than one pass's allowance of events gets every
+/// memory over several passes: each pass goes on below where the last one stopped (it used
+/// to start again from the newest, so a store past the allowance never arrived whole), and
+/// the relay is never called misbehaving for serving the full pages it was asked for.
+#[tokio::test]
+async fn a_pull_larger_than_one_pass_goes_on_where_it_stopped() {
+    use memstr::codec::Cipher;
+    use memstr::nostr::{EventBuilder, Keys, Kind, Tag, Timestamp};
+    const N: u64 = 150;
+    let relay = LocalRelay::start();
+    let keys = Keys::parse(TEST_SECRET).unwrap();
+    let cipher = Cipher::new(keys.secret_key(), &keys.public_key()).unwrap();
+    // Seven seconds apart, a day ago: pages end inside the window, not on one second.
+    let start = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() - 86_400;
+    let events: Vec<_> = (0..N)
+        .map(|i| {
+            let payload =
+                json!({"type": "sense-memory:kv", "key": format!("n{i}"), "value": format!("value {i}"), "ts": T0});
+            EventBuilder::new(Kind::from(30078), cipher.encrypt(&payload.to_string()).unwrap())
+                .tags([Tag::identifier(format!("sense-memory/n{i}"))])
+                .custom_created_at(Timestamp::from(start + i * 7))
+                .sign_with_keys(&keys)
+                .unwrap()
+        })
+        .collect();
+    let (da, db) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    // Plain d tags, as the published client writes them: a store in that mode pushes them.
+    let (a, _) = open_compatible_at(da.path(), T0).await;
+    a.add_relay(&relay.url(), false).await.unwrap();
+    assert_eq!(a.import_events(events).await.unwrap().applied, N);
+    sync_ok(&a).await;
+
+    let (b, _) = device(db.path(), &[&relay]).await;
+    let small = SyncOptions { max_events: 60, page: 25, ..opts() };
+    let mut passes = 0;
+    loop {
+        passes += 1;
+        assert!(passes <= 5, "the pull never finished");
+        let r = b.sync(&small).await.unwrap().remove(0);
+        assert_eq!(r.misbehaved, None, "pass {passes}: {r:?}");
+        assert!(r.pulled.applied > 0 || r.error.is_none(), "pass {passes} made no progress: {r:?}");
+        match &r.error {
+            Some(e) => assert!(e.contains("allowance") && e.contains("goes on"), "pass {passes}: {e}"),
+            None => break,
+        }
+    }
+    // 150 memories and the relay list, 60 events a pass (a page's boundary second is read
+    // again by the pass after it).
+    assert_eq!(passes, 3);
+    assert_eq!(b.recall_all().await.unwrap().len() as u64, N);
+    let info = b.relays().await.unwrap().remove(0);
+    assert_eq!((info.misbehaving, info.backoff_until, info.last_error), (None, None, None));
+    assert!(info.last_full.is_some() && info.checkpoint > 0);
+
+    // The finished read set the checkpoint: what comes later arrives by a read since it.
+    a.remember("late", "written after the first pull").await.unwrap();
+    sync_ok(&a).await;
+    let r = b.sync(&opts()).await.unwrap().remove(0);
+    assert_eq!((r.error.as_deref(), r.method.as_str()), (None, "since"), "{r:?}");
+    assert_eq!(b.recall("late").await.unwrap().map(|m| m.value).as_deref(), Some("written after the first pull"));
+}

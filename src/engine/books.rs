@@ -40,6 +40,25 @@ pub struct RelayInfo {
     pub misbehaving: Option<String>,
     /// No pass with it before this time (Unix seconds) after it misbehaved.
     pub backoff_until: Option<i64>,
+    /// Where a read cut short goes on, if one was.
+    #[serde(skip)]
+    pub(crate) resume: Option<Resume>,
+}
+
+/// Where a read of a relay that stopped early (its deadline, its allowance of events) goes
+/// on: everything of the phase newer than `until` was read and went through the door.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Resume {
+    /// When the interrupted read began: the checkpoint it sets once complete.
+    pub started: i64,
+    /// The next read asks for events up to this second, inclusive.
+    pub until: i64,
+    /// Newest `created_at` applied or held so far in this read.
+    pub newest: Option<i64>,
+    /// A full read (from the beginning), not one since the checkpoint.
+    pub full: bool,
+    /// Reading the direct messages (the app's events are done).
+    pub dm: bool,
 }
 
 impl Engine {
@@ -116,7 +135,8 @@ impl Engine {
                 "SELECT r.url, r.added_at, r.checkpoint, r.last_sync, r.last_full, r.last_error, r.negentropy,
                         (SELECT count(*) FROM events e WHERE NOT EXISTS
                             (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = r.url) AND {}),
-                        r.misbehaving, r.backoff_until
+                        r.misbehaving, r.backoff_until,
+                        r.resume_started, r.resume_until, r.resume_newest, r.resume_full, r.resume_dm
                  FROM relays r ORDER BY r.url",
                 pushable(engine)
             ))?;
@@ -132,6 +152,16 @@ impl Engine {
                     pending: r.get::<_, i64>(7)?.max(0) as u64,
                     misbehaving: r.get(8)?,
                     backoff_until: r.get(9)?,
+                    resume: match (r.get::<_, Option<i64>>(10)?, r.get::<_, Option<i64>>(11)?) {
+                        (Some(started), Some(until)) => Some(Resume {
+                            started,
+                            until,
+                            newest: r.get(12)?,
+                            full: r.get::<_, Option<bool>>(13)?.unwrap_or(true),
+                            dm: r.get::<_, Option<bool>>(14)?.unwrap_or(false),
+                        }),
+                        _ => None,
+                    },
                 })
             })?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -232,10 +262,27 @@ impl Engine {
             let now = now_secs();
             tx.prepare_cached(
                 "UPDATE relays SET checkpoint = ?2, last_sync = ?3, last_error = NULL,
-                     last_full = CASE WHEN ?4 THEN ?3 ELSE last_full END
+                     last_full = CASE WHEN ?4 THEN ?3 ELSE last_full END,
+                     resume_started = NULL, resume_until = NULL, resume_newest = NULL,
+                     resume_full = NULL, resume_dm = NULL
                  WHERE url = ?1",
             )?
             .execute(params![relay, checkpoint, now, full])?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Where the read of `relay` that stopped early goes on next pass.
+    pub(crate) async fn relay_resume(self: &Arc<Self>, relay: &str, at: Resume) -> Result<()> {
+        let relay = relay.to_string();
+        self.write(move |tx, _| {
+            tx.prepare_cached(
+                "UPDATE relays SET resume_started = ?2, resume_until = ?3, resume_newest = ?4,
+                     resume_full = ?5, resume_dm = ?6
+                 WHERE url = ?1",
+            )?
+            .execute(params![relay, at.started, at.until, at.newest, at.full, at.dm])?;
             Ok(())
         })
         .await
@@ -420,6 +467,8 @@ pub(crate) trait SyncStorage: Clone + Send + Sync + 'static {
     fn reconcile_acks(&self, relay: &str, served: Vec<String>) -> impl Future<Output = Result<u64>> + Send;
     /// A completed read of `relay` up to `checkpoint`.
     fn relay_synced(&self, relay: &str, checkpoint: i64, full: bool) -> impl Future<Output = Result<()>> + Send;
+    /// Where the read of `relay` that stopped early goes on next pass.
+    fn relay_resume(&self, relay: &str, at: Resume) -> impl Future<Output = Result<()>> + Send;
     /// A failure talking to `relay`.
     fn relay_failed(&self, relay: &str, error: &str) -> impl Future<Output = Result<()>> + Send;
     /// How `relay` behaved in a pass (a broken rule backs it off).
@@ -503,6 +552,9 @@ impl SyncStorage for Books {
     }
     async fn relay_synced(&self, relay: &str, checkpoint: i64, full: bool) -> Result<()> {
         self.engine.relay_synced(relay, checkpoint, full).await
+    }
+    async fn relay_resume(&self, relay: &str, at: Resume) -> Result<()> {
+        self.engine.relay_resume(relay, at).await
     }
     async fn relay_failed(&self, relay: &str, error: &str) -> Result<()> {
         self.engine.relay_failed(relay, error).await

@@ -209,6 +209,16 @@ const MIGRATIONS: &[&str] = &[
         PRIMARY KEY (a, b)
     ) STRICT, WITHOUT ROWID;
     "#,
+    // 12: a read of a relay cut short (its deadline, its allowance of events) goes on
+    // where it stopped (engine::books::Resume): a new device with a large store gets all of
+    // it over several passes instead of reading the same newest part each time.
+    r#"
+    ALTER TABLE relays ADD COLUMN resume_started INTEGER;
+    ALTER TABLE relays ADD COLUMN resume_until INTEGER;
+    ALTER TABLE relays ADD COLUMN resume_newest INTEGER;
+    ALTER TABLE relays ADD COLUMN resume_full INTEGER;
+    ALTER TABLE relays ADD COLUMN resume_dm INTEGER;
+    "#,
 ];
 
 /// The schema version this build writes.

@@ -12,8 +12,8 @@ use super::transport::{AuthSigner, Connection, PageCaps, TransportError};
 use super::{RelayReport, RelayUrl, SyncOptions};
 use crate::clock::system_secs;
 use crate::codec::{KIND_APP_DATA, KIND_DELETION, KIND_DM, KIND_PRIVATE_RELAYS};
-use crate::engine::books::RelayInfo;
 use crate::engine::books::SyncStorage;
+use crate::engine::books::{RelayInfo, Resume};
 use crate::engine::ingest::{self, Source};
 use crate::error::{Error, RejectReason, Result};
 use crate::ImportReport;
@@ -55,6 +55,9 @@ struct Budget<'a> {
     newest: Option<i64>,
     /// What the door did, counted as it happens (a pass cut off at its deadline keeps it).
     report: &'a mut RelayReport,
+    /// The read under way: when it began, whether it is full, and the newest event a pass
+    /// before this one took from it (a read resumed).
+    read: Resume,
 }
 
 impl<'a> Budget<'a> {
@@ -69,7 +72,37 @@ impl<'a> Budget<'a> {
             served: Vec::new(),
             newest: None,
             report,
+            read: Resume { started: 0, until: 0, newest: None, full: false, dm: false },
         }
+    }
+
+    /// Caps for the read of one whole second: [`SyncOptions::boundary_events`], whatever is
+    /// left of the pass's allowance of events.
+    fn boundary_caps(&mut self) -> Result<PageCaps> {
+        let mut caps = self.page_caps(self.opts.boundary_events)?;
+        caps.events = self.opts.boundary_events;
+        Ok(caps)
+    }
+
+    /// Events this pass may still read.
+    fn left(&self) -> usize {
+        self.opts.max_events.saturating_sub(self.events)
+    }
+
+    /// The pass read its allowance of events: not the relay's fault, and the read goes on
+    /// next pass where this one stopped.
+    fn spent(&self) -> Error {
+        Error::relay(format!(
+            "{}: read this pass's allowance of {} events; the read goes on next pass",
+            self.url, self.opts.max_events
+        ))
+    }
+
+    /// Everything of phase `dm` newer than `until` went through the door: a pass that stops
+    /// now goes on from there.
+    fn reached(&mut self, dm: bool, until: i64) {
+        let newest = self.read.newest.max(self.newest);
+        self.report.resume = Some(Resume { until, newest, dm, ..self.read });
     }
 
     fn misbehaved(&self, rule: String) -> Error {
@@ -169,6 +202,10 @@ impl<S: SyncStorage> super::Syncer<S> {
             }
         });
         let clean = outcome.is_ok() && report.misbehaved.is_none();
+        if let (Err(_), Some(at)) = (&outcome, report.resume) {
+            // A read cut short (deadline, allowance, a failure): the next pass goes on here.
+            let _ = self.relay_resume(&url, at).await;
+        }
         if let Err(e) = outcome {
             let msg = e.to_string();
             // The report carries the error to the caller (`memstr sync` prints it): a
@@ -248,21 +285,32 @@ impl<S: SyncStorage> super::Syncer<S> {
         if !done {
             let stale_full =
                 info.last_full.is_none_or(|t| started.saturating_sub(t) > opts.full_every.as_secs() as i64);
-            let full = opts.full || stale_full;
-            let since = (!full).then(|| info.checkpoint.saturating_sub(opts.overlap.as_secs() as i64).max(0));
-            budget.report.method = if full { "full" } else { "since" }.into();
             // Up to what the door would apply (clocks differ, and a burst of edits to one
             // record is stamped a few seconds ahead); the checkpoint stays at `started`.
-            let until = started.saturating_add(ingest::FUTURE_SLACK);
-            self.pull_since(conn, since, until, &mut budget).await?;
-            if full {
-                // What the relay no longer serves must be pushed again (relay repair).
+            // A read an earlier pass left unfinished goes on below where it stopped, with
+            // the start and the kind it had.
+            let (read, from) = match info.resume {
+                Some(r) => (Resume { until: r.started.saturating_add(ingest::FUTURE_SLACK), ..r }, r.until),
+                None => {
+                    let top = started.saturating_add(ingest::FUTURE_SLACK);
+                    let full = opts.full || stale_full;
+                    (Resume { started, until: top, newest: None, full, dm: false }, top)
+                }
+            };
+            let since = (!read.full).then(|| info.checkpoint.saturating_sub(opts.overlap.as_secs() as i64).max(0));
+            budget.report.method = if read.full { "full" } else { "since" }.into();
+            budget.read = read;
+            self.pull_since(conn, since, from, &mut budget).await?;
+            budget.report.resume = None;
+            if read.full && info.resume.is_none() {
+                // What the relay no longer serves must be pushed again (relay repair). Only
+                // after a full read in one pass: one spread over passes saw only its part.
                 self.reconcile_acks(&url, std::mem::take(&mut budget.served)).await?;
             }
             // Only events that were applied or already held move the checkpoint, never
-            // past the moment this read began: a relay's dates are its word, not ours.
-            let newest = budget.newest.unwrap_or(0).max(info.checkpoint);
-            self.relay_synced(&url, newest.min(started), full).await?;
+            // past the moment the read began: a relay's dates are its word, not ours.
+            let newest = budget.newest.max(read.newest).unwrap_or(0).max(info.checkpoint);
+            self.relay_synced(&url, newest.min(read.started), read.full).await?;
         }
         self.push(conn, opts, report).await
     }
@@ -303,7 +351,14 @@ impl<S: SyncStorage> super::Syncer<S> {
     ) -> Result<()> {
         let opts = budget.opts;
         let lo = since.unwrap_or(0);
+        let top = budget.read.until;
         for dm in [false, true] {
+            if !dm && budget.read.dm {
+                // A resumed read that had finished the app's events.
+                continue;
+            }
+            let until = if dm == budget.read.dm { until } else { top };
+            budget.reached(dm, until);
             let filter = |since: Option<i64>, until: i64, limit: Option<usize>| {
                 if dm {
                     self.dm_filter(since, Some(until), limit)
@@ -316,16 +371,22 @@ impl<S: SyncStorage> super::Syncer<S> {
             // writes one page (one thread) as the relay serves the next and the other cores
             // check its signatures and decrypt it (at most one page ahead, so the caps and
             // the violation count still stop a bad relay within a page).
-            let mut waiting: Option<(ingest::Checked, (i64, i64))> = None;
+            let mut waiting: Option<(ingest::Checked, (i64, i64), i64)> = None;
             loop {
-                let caps = budget.page_caps(opts.page)?;
+                // Never ask for more than the pass may still read: an honest relay serving
+                // the page asked for never breaks a cap.
+                let limit = opts.page.min(budget.left());
+                let caps = budget.page_caps(limit)?;
                 let window = (lo, until);
                 let read = async {
+                    if limit == 0 {
+                        return Ok(None);
+                    }
                     let page = conn
-                        .subscribe(vec![filter(since, until, Some(opts.page))])?
+                        .subscribe(vec![filter(since, until, Some(limit))])?
                         .collect_stored(opts.timeout, caps)
                         .await?;
-                    let full_page = page.0.len() >= opts.page;
+                    let full_page = page.0.len() >= limit;
                     let oldest = page
                         .0
                         .iter()
@@ -334,21 +395,22 @@ impl<S: SyncStorage> super::Syncer<S> {
                         .min();
                     let fresh = budget.take(page, Some(window));
                     let checked = self.check(fresh.into_iter().map(ingest::parse_value).collect()).await?;
-                    Ok::<_, Error>((full_page, oldest, checked))
+                    Ok::<_, Error>(Some((full_page, oldest, checked)))
                 };
                 let admit = async {
                     match waiting.take() {
-                        Some((checked, window)) => {
-                            Some(self.admit_checked(relay_source(conn.url(), window), checked).await)
+                        Some((checked, window, next)) => {
+                            Some((self.admit_checked(relay_source(conn.url(), window), checked).await, next))
                         }
                         None => None,
                     }
                 };
                 let (page, admitted) = tokio::join!(read, admit);
-                if let Some(part) = admitted {
+                if let Some((part, next)) = admitted {
                     self.absorb_page(conn.url(), part?, budget)?;
+                    budget.reached(dm, next);
                 }
-                let (full_page, oldest, checked) = page?;
+                let Some((full_page, oldest, checked)) = page? else { return Err(budget.spent()) };
                 if !full_page || oldest.is_none_or(|t| t >= until) {
                     // A page that ends the read here or falls on one second: admitted now.
                     let part = self.admit_checked(relay_source(conn.url(), window), checked).await?;
@@ -356,8 +418,8 @@ impl<S: SyncStorage> super::Syncer<S> {
                     if !full_page {
                         break;
                     }
-                } else {
-                    waiting = Some((checked, window));
+                } else if let Some(t) = oldest {
+                    waiting = Some((checked, window, t));
                 }
                 match oldest {
                     None => {
@@ -365,8 +427,10 @@ impl<S: SyncStorage> super::Syncer<S> {
                     }
                     Some(t) if t < until => until = t,
                     Some(t) => {
-                        // A whole page at one second: read that second in full, once.
-                        let caps = budget.page_caps(opts.boundary_events)?;
+                        // A whole page at one second: read that second in full, once, even
+                        // past what is left of the allowance (by at most `boundary_events`):
+                        // stopping here would stop every later pass here too.
+                        let caps = budget.boundary_caps()?;
                         let rest = conn
                             .subscribe(vec![filter(Some(t), t, None)])?
                             .collect_stored(opts.timeout, caps)
@@ -383,6 +447,7 @@ impl<S: SyncStorage> super::Syncer<S> {
                             break;
                         }
                         until = t - 1;
+                        budget.reached(dm, until);
                     }
                 }
             }

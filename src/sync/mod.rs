@@ -83,11 +83,15 @@ pub struct SyncOptions {
     pub window: usize,
     /// The most one pass with one relay may take, pull and push together. A relay that
     /// has not finished by then is cut off (and marked misbehaving if the pass got
-    /// nowhere); the other relays never wait for it.
+    /// nowhere); the other relays never wait for it. A read cut off goes on where it
+    /// stopped on the next pass.
     pub deadline: Duration,
     /// Pages one pass may read from one relay.
     pub max_pages: usize,
-    /// Events one pass may read from one relay (whatever they turn out to be).
+    /// Events one pass may read from one relay (whatever they turn out to be). Pages never
+    /// ask for more than is left; a read that uses it all goes on where it stopped on the
+    /// next pass (the relay is not at fault). Only the read of one whole second may pass it,
+    /// by at most [`SyncOptions::boundary_events`].
     pub max_events: usize,
     /// Bytes of event messages one pass may read from one relay.
     pub max_bytes: u64,
@@ -163,6 +167,9 @@ pub struct RelayReport {
     pub error: Option<String>,
     /// The rule the relay broke in this pass, if it broke one (it is then backed off).
     pub misbehaved: Option<String>,
+    /// Where the read goes on next pass, while it is unfinished (kept when the pass stops).
+    #[serde(skip)]
+    pub(crate) resume: Option<crate::engine::books::Resume>,
 }
 
 // Conversions from sync's own errors live here rather than in `error.rs`, which stays at the
