@@ -486,6 +486,7 @@ pub(crate) fn dead_edges(conn: &Connection) -> Result<Vec<(String, String, Strin
 /// The stored edge of `kind` between `a` and `b`, in either orientation: its `(a, b)` as
 /// stored, weight and creation time.
 pub(crate) fn edge_between(conn: &Connection, a: &str, b: &str, kind: &str) -> Result<Option<EdgeRow>> {
+    // `kind IN (?3)`, as in persona_sql: one plan for every call.
     let mut stmt = conn.prepare_cached(
         "SELECT a, b, kind, weight, created_at FROM edges
          WHERE kind IN (?3) AND ((a = ?1 AND b = ?2) OR (a = ?2 AND b = ?1)) LIMIT 1",

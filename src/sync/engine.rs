@@ -592,16 +592,16 @@ impl<S: SyncStorage> super::Syncer<S> {
     }
 }
 
-/// Whether a relay's refusal is final: it already holds the event, its deletion, or a
-/// newer version of it, so the same event would be refused again forever. nostr-relay-builder
-/// (`memstr relay serve`) answers every such database refusal (duplicate, deleted, replaced)
-/// with exactly `error: unknown`, and a failing database with `error: database error`,
-/// which is retried. Rate limits, authentication and other refusals are retried.
 /// What a page read with `window` from the relay at `url` is, to the door.
 fn relay_source(url: &RelayUrl, window: (i64, i64)) -> Source {
     Source::Relay { url: url.to_string(), window: Some(window) }
 }
 
+/// Whether a relay's refusal is final: it already holds the event, its deletion, or a
+/// newer version of it, so the same event would be refused again forever. nostr-relay-builder
+/// (`memstr relay serve`) answers every such database refusal (duplicate, deleted, replaced)
+/// with exactly `error: unknown`, and a failing database with `error: database error`,
+/// which is retried. Rate limits, authentication and other refusals are retried.
 pub(crate) fn is_final_refusal(message: &str) -> bool {
     let m = message.trim().to_ascii_lowercase();
     m.starts_with("duplicate:")
