@@ -28,22 +28,23 @@ pub const EPISODE_GAP: f64 = 3_600.0;
 /// The live journal entries just before and just after the entry `rid` at `ts`, within
 /// [`EPISODE_GAP`] of it (ties of time are ordered by rid, the order of arrival).
 fn neighbours(tx: &Transaction, rid: i64, ts: f64) -> Result<[Option<i64>; 2]> {
-    // The kind as a literal and the order as a row value: bound, SQLite would plan both
+    // The kind written in and the order as a row value: bound, SQLite would plan both
     // statements again on every call (docs/ARCHITECTURE.md, "Statements").
+    let journal = super::kinds::sql_list(&[RecordKind::Journal]);
     let before = tx
-        .prepare_cached(
-            "SELECT rid FROM records WHERE kind = 'journal' AND deleted = 0 AND payload IS NOT NULL
+        .prepare_cached(&format!(
+            "SELECT rid FROM records WHERE kind IN ({journal}) AND deleted = 0 AND payload IS NOT NULL
                AND ts >= ?2 - ?3 AND (ts, rid) < (?2, ?1)
-             ORDER BY ts DESC, rid DESC LIMIT 1",
-        )?
+             ORDER BY ts DESC, rid DESC LIMIT 1"
+        ))?
         .query_row(params![rid, ts, EPISODE_GAP], |r| r.get(0))
         .optional()?;
     let after = tx
-        .prepare_cached(
-            "SELECT rid FROM records WHERE kind = 'journal' AND deleted = 0 AND payload IS NOT NULL
+        .prepare_cached(&format!(
+            "SELECT rid FROM records WHERE kind IN ({journal}) AND deleted = 0 AND payload IS NOT NULL
                AND ts <= ?2 + ?3 AND (ts, rid) > (?2, ?1)
-             ORDER BY ts, rid LIMIT 1",
-        )?
+             ORDER BY ts, rid LIMIT 1"
+        ))?
         .query_row(params![rid, ts, EPISODE_GAP], |r| r.get(0))
         .optional()?;
     Ok([before, after])

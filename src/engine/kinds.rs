@@ -1,5 +1,7 @@
 //! Record kinds in SQL: [`RecordKind`] is stored under its name in `records.kind` and bound
-//! as a parameter everywhere else, so no query spells a kind out.
+//! as a parameter, or written in by [`sql_list`] where a bound kind would make SQLite plan
+//! the statement again on every call (docs/ARCHITECTURE.md, "Statements"): no query spells
+//! a kind out.
 
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 

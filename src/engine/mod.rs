@@ -9,6 +9,7 @@
 pub(crate) mod apply;
 #[cfg(feature = "sync")]
 pub(crate) mod books;
+pub(crate) mod edges;
 pub(crate) mod episodes;
 #[cfg_attr(not(feature = "vectors"), allow(dead_code))]
 pub(crate) mod fts;

@@ -19,6 +19,7 @@ use super::persona::{prune_addresses, prune_due, PruneReport};
 use super::runtime::{relock, Lifecycle};
 use super::similar::{link_pairs, Compare};
 use super::Parts;
+use crate::engine::edges;
 use crate::engine::links::MemoChanges;
 use crate::engine::records::{self, meta_get, meta_set};
 use crate::engine::Engine;
@@ -338,7 +339,7 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     report.edges_pruned = plan.pruned;
     for chunk in plan.removed.chunks(EDGE_BATCH) {
         let chunk = chunk.to_vec();
-        engine.write(move |tx, _| records::delete_edges(tx, &chunk)).await?;
+        engine.write(move |tx, _| edges::delete_edges(tx, &chunk)).await?;
     }
     let today = plan.today;
     if let Some(factor) = plan.decay {
@@ -346,7 +347,7 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
         // is written, the next cycle relinks everything (restoring what this one found).
         engine
             .write(move |tx, _| {
-                records::decay_edges(tx, factor)?;
+                edges::decay_edges(tx, factor)?;
                 crate::engine::links::distrust(tx)?;
                 meta_set(tx, "edges_decayed_day", &today.to_string())
             })
@@ -354,16 +355,16 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     }
     for chunk in plan.upserts.chunks(EDGE_BATCH) {
         let chunk = chunk.to_vec();
-        engine.write(move |tx, _| records::upsert_live_edges(tx, &chunk).map(|_| ())).await?;
+        engine.write(move |tx, _| edges::upsert_live_edges(tx, &chunk).map(|_| ())).await?;
     }
     report.edges = engine
         .write(move |tx, _| {
             if plan.decay.is_some() {
-                records::prune_edges_below(tx, graph::PRUNE_BELOW)?;
+                edges::prune_edges_below(tx, graph::PRUNE_BELOW)?;
             }
             meta_set(tx, "edges_decayed_day", &today.to_string())?;
             meta_set(tx, "last_consolidation", &now.to_string())?;
-            records::edge_count(tx)
+            edges::edge_count(tx)
         })
         .await?;
     // The memo last: a cycle cut short before it compares again what this one did.
@@ -408,7 +409,7 @@ struct EdgePlan {
     /// Edges of memories that are gone.
     removed: Vec<(String, String, String)>,
     /// Written after the decay (if any): found links at their similarity, co-retrievals.
-    upserts: Vec<records::EdgeRow>,
+    upserts: Vec<edges::EdgeRow>,
     /// The factor every edge decays by this cycle, when a day has passed since the last.
     decay: Option<f64>,
     linked: usize,
@@ -432,7 +433,7 @@ fn edge_plan(
     all: bool,
     coactive: &BTreeMap<(String, String), u32>,
 ) -> Result<EdgePlan> {
-    let removed = records::dead_edges(conn)?;
+    let removed = edges::dead_edges(conn)?;
     let dead: HashSet<(&str, &str)> = removed.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
     let mut pruned = removed.len();
     // Decay counts whole days since the last decay, so a second cycle on the same day
@@ -445,13 +446,13 @@ fn edge_plan(
         let factor = graph::CYCLE_DECAY.powi(decay_days as i32);
         decay = Some(factor);
         // Edges of gone memories that would also decay below the floor count once.
-        pruned += records::edges_decaying_below(conn, factor, graph::PRUNE_BELOW)?
+        pruned += edges::edges_decaying_below(conn, factor, graph::PRUNE_BELOW)?
             .iter()
             .filter(|(a, b, _)| !dead.contains(&(a.as_str(), b.as_str())))
             .count();
     }
     let restore_all = all || decay.is_some();
-    let mut upserts: Vec<records::EdgeRow> = Vec::new();
+    let mut upserts: Vec<edges::EdgeRow> = Vec::new();
     let mut linked = 0;
     let semantic = EdgeKind::Semantic.as_str();
     for (a, b, sim, fresh) in similar {
@@ -460,7 +461,7 @@ fn edge_plan(
         }
         // A link dates from its discovery; found again, it keeps that date and is restored
         // to its similarity (only links no longer found fade out).
-        let stored = records::edge_between(conn, a, b, semantic)?;
+        let stored = edges::edge_between(conn, a, b, semantic)?;
         let weight = stored.as_ref().map(|e| e.3);
         if weight != Some(*sim) {
             linked += 1;
@@ -481,7 +482,7 @@ fn edge_plan(
         }
         strengthened += 1;
         let mut edges: Vec<StoredEdge> = Vec::new();
-        if let Some((sa, sb, _, weight, created_at)) = records::edge_between(conn, a, b, co)? {
+        if let Some((sa, sb, _, weight, created_at)) = edges::edge_between(conn, a, b, co)? {
             if !dead.contains(&(sa.as_str(), sb.as_str())) {
                 // The day's decay comes first; an edge it takes below the floor starts again.
                 let weight = weight * decay.unwrap_or(1.0);

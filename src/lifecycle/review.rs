@@ -13,7 +13,7 @@ use super::persona::{self, query};
 use super::runtime::{push_history, push_unique, Lifecycle};
 use super::Parts;
 use crate::codec::{Path, Payload};
-use crate::engine::{records, Engine};
+use crate::engine::{edges, records, Engine};
 use crate::error::{Error, Result};
 use crate::index::dot as cosine;
 use crate::model::{round3, IntrospectionReport, MemoryState, PersonaInput, PersonaMemory, PersonaQuery};
@@ -250,7 +250,7 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
                 let mut linked = false;
                 for pa in path_of(&a) {
                     for pb in path_of(&b) {
-                        linked = linked || records::edge_exists(conn, &pa, &pb)?;
+                        linked = linked || edges::edge_exists(conn, &pa, &pb)?;
                     }
                 }
                 if !linked {

@@ -13,7 +13,7 @@ use rusqlite::{Connection, Transaction};
 use super::graph::{KnowledgeGraph, MemoryNode, StoredEdge};
 use super::{DecayPolicy, LifecycleOptions};
 use crate::codec::{Path, Payload, RecordKind};
-use crate::engine::{records, write::write_record, Engine};
+use crate::engine::{edges, records, write::write_record, Engine};
 use crate::error::Result;
 use crate::model::{merge, FactValue, MemoryState, PersonaMemory};
 
@@ -302,7 +302,7 @@ fn graph_nodes(conn: &Connection) -> Result<Vec<MemoryNode>> {
 /// The learned edges, as the graph reads them.
 pub(crate) fn stored_edges(conn: &Connection) -> Result<Vec<StoredEdge>> {
     let mut out = Vec::new();
-    for (a, b, kind, weight, created_at) in records::edges(conn)? {
+    for (a, b, kind, weight, created_at) in edges::edges(conn)? {
         // A kind this build does not know (a newer memstr wrote it) is left alone.
         if let Ok(kind) = kind.parse() {
             out.push(StoredEdge { a, b, kind, weight, created_at });
