@@ -40,7 +40,7 @@ use serde_json::{json, Value};
 
 #[path = "support/locomo_data.rs"]
 mod locomo_data;
-#[allow(dead_code)] // utc_now is for the other examples
+#[allow(dead_code)] // each example uses its own subset
 #[path = "support/mod.rs"]
 mod support;
 

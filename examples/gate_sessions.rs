@@ -22,7 +22,7 @@ use std::sync::Arc;
 use memstr::lifecycle::gate::GateDecision;
 use memstr::{Identity, LifecycleOptions, ManualClock, MemoryStore, PersonaInput, PersonaQuery, StoreOptions};
 
-#[allow(dead_code)] // utc_now is for the other examples
+#[allow(dead_code)] // each example uses its own subset
 #[path = "support/mod.rs"]
 mod support;
 

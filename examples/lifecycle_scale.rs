@@ -36,6 +36,7 @@
 //! the cycle was still running, and peak RSS (VmHWM).
 
 #[path = "support/mod.rs"]
+#[allow(dead_code)] // each example uses its own subset
 mod support;
 
 use std::path::{Path, PathBuf};
@@ -44,7 +45,7 @@ use std::time::{Duration, Instant};
 
 use memstr::index::Embedder;
 use memstr::{Identity, LifecycleOptions, MemoryStore, PersonaInput, SearchQuery, StoreOptions};
-use support::{utc_now, Rng};
+use support::{peak_rss_mb, utc_now, Rng};
 
 type BoxResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -277,16 +278,6 @@ async fn build(n: usize, dir: &Path, embedder: &Option<Arc<dyn Embedder>>) -> Bo
     println!("build: {n} persona memories written in {written:.1} s, {embedded} embedded in {embed_s:.1} s");
     std::fs::write(dir.join("built"), format!("{n}\n"))?;
     Ok(())
-}
-
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
 }
 
 fn percentile(ms: &mut [f64], p: f64) -> f64 {

@@ -17,10 +17,10 @@
 #[allow(dead_code)] // each example uses its own subset
 mod support;
 
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+use support::{cpu_secs, peak_rss_mb, relay_binary, RelayProcess};
 
 use memstr::sync::SyncOptions;
 use memstr::{Identity, MemoryStore, StoreOptions};
@@ -31,84 +31,10 @@ fn fail<T>(msg: String) -> BoxResult<T> {
     Err(msg.into())
 }
 
-struct Relay {
-    child: Child,
-    port: u16,
-}
-
-impl Relay {
-    fn start(bin: &Path, data: &Path) -> BoxResult<Relay> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
-        let config = data.join("config.toml");
-        std::fs::write(
-            &config,
-            format!(
-                "[info]\nrelay_url = \"ws://127.0.0.1:{port}/\"\n[database]\ndata_directory = \"{}\"\n\
-                 [network]\naddress = \"127.0.0.1\"\nport = {port}\n",
-                data.display()
-            ),
-        )?;
-        let child = Command::new(bin)
-            .arg("-c")
-            .arg(&config)
-            .arg("-d")
-            .arg(data)
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("starting {}: {e}", bin.display()))?;
-        let mut relay = Relay { child, port };
-        let deadline = Instant::now() + Duration::from_secs(60);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Some(status) = relay.child.try_wait()? {
-                return fail(format!("nostr-rs-relay exited at start: {status}"));
-            }
-            if Instant::now() > deadline {
-                return fail(format!("nostr-rs-relay did not listen on port {port} within 60 s"));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(relay)
-    }
-
-    fn url(&self) -> String {
-        format!("ws://127.0.0.1:{}", self.port)
-    }
-
-    fn cpu_secs(&self) -> f64 {
-        cpu_secs(&self.child.id().to_string())
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn cpu_secs(pid: &str) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
-}
-
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
-}
-
 /// Lets nostr-rs-relay create its schema, then writes every event of `store` into it as its
 /// write path would. Returns how many events.
 fn seed(bin: &Path, data: &Path, store: &Path) -> BoxResult<usize> {
-    drop(Relay::start(bin, data)?);
+    drop(RelayProcess::start(bin, data, Duration::from_secs(60))?);
     let relay = rusqlite::Connection::open(data.join("nostr.db"))?;
     relay.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF;")?;
     let source = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
@@ -151,18 +77,6 @@ fn seed(bin: &Path, data: &Path, store: &Path) -> BoxResult<usize> {
     Ok(n)
 }
 
-fn relay_binary(given: Option<PathBuf>) -> BoxResult<PathBuf> {
-    if let Some(bin) = given {
-        return Ok(bin);
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("relay-fixtures/install-relay.sh");
-    let out = Command::new("bash").arg(&script).stderr(Stdio::inherit()).output()?;
-    if !out.status.success() {
-        return fail(format!("{} failed", script.display()));
-    }
-    Ok(PathBuf::from(String::from_utf8(out.stdout)?.trim()))
-}
-
 #[tokio::main]
 async fn main() -> BoxResult<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -189,7 +103,7 @@ async fn main() -> BoxResult<()> {
         t.elapsed().as_secs_f64()
     );
 
-    let relay = Relay::start(&bin, &data)?;
+    let relay = RelayProcess::start(&bin, &data, Duration::from_secs(60))?;
     let store =
         MemoryStore::open(work.path().join("device.db"), Identity::from_secret(nsec.trim())?, StoreOptions::default())
             .await?;
@@ -202,7 +116,7 @@ async fn main() -> BoxResult<()> {
         opts.deadline.as_secs()
     );
     let me = std::process::id().to_string();
-    let (cpu0, relay_cpu0) = (cpu_secs(&me), relay.cpu_secs());
+    let (cpu0, relay_cpu0) = (cpu_secs(&me), cpu_secs(&relay.pid()));
     let start = Instant::now();
     let mut applied = 0;
     for pass in 1..=20 {
@@ -235,7 +149,7 @@ async fn main() -> BoxResult<()> {
         "pull:      {applied} events applied in {secs:.1} s, {:.0} a second; client CPU {:.1} s, relay CPU {:.1} s",
         applied as f64 / secs,
         cpu_secs(&me) - cpu0,
-        relay.cpu_secs() - relay_cpu0
+        cpu_secs(&relay.pid()) - relay_cpu0
     );
     println!("peak RSS:  {:.0} MB (this process)", peak_rss_mb());
     let stats = store.stats().await?;

@@ -46,6 +46,7 @@
 //! another seed, are distinct, and are never identical to a stored text.
 
 #[path = "support/mod.rs"]
+#[allow(dead_code)] // each example uses its own subset
 mod support;
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};

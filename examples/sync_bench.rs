@@ -26,13 +26,13 @@
 //!   all N are back. Signatures are verified by nostr-sdk; nothing is decrypted or stored.
 
 #[path = "support/mod.rs"]
+#[allow(dead_code)] // each example uses its own subset
 mod support;
 use std::error::Error;
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use support::{utc_now, Rng};
+use support::{cpu_secs, relay_binary, utc_now, RelayProcess, Rng};
 
 use futures_util::StreamExt;
 use memstr::sync::SyncOptions;
@@ -84,23 +84,6 @@ fn parse_args() -> BoxResult<Args> {
 // ---------------------------------------------------------------------------------------
 // Timing: wall clock, plus CPU time of this process and of the relay, to see who was busy.
 
-/// User + system CPU seconds of a process so far (`/proc/<pid>/stat`, fields 14 and 15).
-fn cpu_secs(pid: &str) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // The command name (field 2) may contain spaces: count fields after its `)`.
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let ticks: u64 = rest.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<u64>().ok()).sum();
-    ticks as f64 / clock_ticks()
-}
-
-fn clock_ticks() -> f64 {
-    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
-    *TICKS.get_or_init(|| {
-        let out = Command::new("getconf").arg("CLK_TCK").output().ok();
-        out.and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse().ok()).unwrap_or(100.0)
-    })
-}
-
 /// One timed phase.
 #[derive(Clone, Copy, Default)]
 struct Phase {
@@ -120,7 +103,7 @@ struct Stopwatch {
 impl Stopwatch {
     fn start(relay: Option<&Relay>) -> Stopwatch {
         let relay = relay.map(|r| {
-            let pid = r.child.id().to_string();
+            let pid = r.process.pid();
             let cpu = cpu_secs(&pid);
             (pid, cpu)
         });
@@ -138,76 +121,19 @@ impl Stopwatch {
 // The relay: one nostr-rs-relay process, killed when dropped (also on error or panic).
 
 struct Relay {
-    child: Child,
-    port: u16,
+    process: RelayProcess,
     // Held for its Drop: the relay's database directory goes with it.
     _data: tempfile::TempDir,
 }
 
 impl Relay {
     fn start(bin: &Path) -> BoxResult<Relay> {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
         let data = tempfile::tempdir()?;
-        let config = data.path().join("config.toml");
-        std::fs::write(
-            &config,
-            format!(
-                "[info]\nrelay_url = \"ws://127.0.0.1:{port}/\"\n[database]\ndata_directory = \"{}\"\n\
-                 [network]\naddress = \"127.0.0.1\"\nport = {port}\n",
-                data.path().display()
-            ),
-        )?;
-        let child = Command::new(bin)
-            .arg("-c")
-            .arg(&config)
-            .arg("-d")
-            .arg(data.path())
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| format!("starting {}: {e}", bin.display()))?;
-        // From here on Drop stops the process, whatever happens next.
-        let mut relay = Relay { child, port, _data: data };
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            if let Some(status) = relay.child.try_wait()? {
-                return fail(format!("nostr-rs-relay exited at start: {status}"));
-            }
-            if Instant::now() > deadline {
-                return fail(format!("nostr-rs-relay did not listen on port {port} within 20 s"));
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        Ok(relay)
+        Ok(Relay { process: RelayProcess::start(bin, data.path(), Duration::from_secs(20))?, _data: data })
     }
 
     fn url(&self) -> String {
-        format!("ws://127.0.0.1:{}", self.port)
-    }
-}
-
-impl Drop for Relay {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn relay_binary(given: Option<PathBuf>) -> BoxResult<PathBuf> {
-    if let Some(bin) = given {
-        return Ok(bin);
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("relay-fixtures/install-relay.sh");
-    let out = Command::new("bash").arg(&script).stderr(Stdio::inherit()).output()?;
-    if !out.status.success() {
-        return fail(format!("{} failed: no nostr-rs-relay binary", script.display()));
-    }
-    // The script logs to stderr; its last stdout line is the binary's path.
-    let stdout = String::from_utf8(out.stdout)?;
-    match stdout.lines().last() {
-        Some(line) if !line.trim().is_empty() => Ok(PathBuf::from(line.trim())),
-        _ => fail("install-relay.sh printed no path".into()),
+        self.process.url()
     }
 }
 

@@ -128,3 +128,114 @@ pub fn lifecycle_options(args: &[String]) -> memstr::LifecycleOptions {
     println!("behaviours on: {}", if on.is_empty() { "none".to_string() } else { on.join(", ") });
     life
 }
+
+/// This process's peak resident memory (VmHWM), in MB.
+pub fn peak_rss_mb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// User + system CPU seconds of a process so far (`/proc/<pid>/stat`, fields 14 and 15).
+pub fn cpu_secs(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // The command name (field 2) may contain spaces: count fields after its `)`.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let ticks: u64 = rest.split_whitespace().skip(11).take(2).filter_map(|f| f.parse::<u64>().ok()).sum();
+    ticks as f64 / clock_ticks()
+}
+
+fn clock_ticks() -> f64 {
+    static TICKS: std::sync::OnceLock<f64> = std::sync::OnceLock::new();
+    *TICKS.get_or_init(|| {
+        let out = std::process::Command::new("getconf").arg("CLK_TCK").output().ok();
+        out.and_then(|o| String::from_utf8(o.stdout).ok()?.trim().parse().ok()).unwrap_or(100.0)
+    })
+}
+
+/// A nostr-rs-relay binary: `given`, else the one relay-fixtures/install-relay.sh finds or
+/// builds.
+pub fn relay_binary(given: Option<std::path::PathBuf>) -> Result<std::path::PathBuf, Box<dyn std::error::Error>> {
+    if let Some(bin) = given {
+        return Ok(bin);
+    }
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("relay-fixtures/install-relay.sh");
+    let out = std::process::Command::new("bash").arg(&script).stderr(std::process::Stdio::inherit()).output()?;
+    if !out.status.success() {
+        return Err(format!("{} failed: no nostr-rs-relay binary", script.display()).into());
+    }
+    // The script logs to stderr; its last stdout line is the binary's path.
+    let stdout = String::from_utf8(out.stdout)?;
+    match stdout.lines().last() {
+        Some(line) if !line.trim().is_empty() => Ok(std::path::PathBuf::from(line.trim())),
+        _ => Err("install-relay.sh printed no path".into()),
+    }
+}
+
+/// One nostr-rs-relay process on a free loopback port with its database in `data`, killed
+/// when dropped (also on error or panic).
+pub struct RelayProcess {
+    child: std::process::Child,
+    port: u16,
+}
+
+impl RelayProcess {
+    /// Starts `bin` and waits (at most `wait`) until it listens.
+    pub fn start(
+        bin: &std::path::Path,
+        data: &std::path::Path,
+        wait: std::time::Duration,
+    ) -> Result<RelayProcess, Box<dyn std::error::Error>> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+        let config = data.join("config.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[info]\nrelay_url = \"ws://127.0.0.1:{port}/\"\n[database]\ndata_directory = \"{}\"\n\
+                 [network]\naddress = \"127.0.0.1\"\nport = {port}\n",
+                data.display()
+            ),
+        )?;
+        let child = std::process::Command::new(bin)
+            .arg("-c")
+            .arg(&config)
+            .arg("-d")
+            .arg(data)
+            .env("RUST_LOG", "warn")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .map_err(|e| format!("starting {}: {e}", bin.display()))?;
+        // From here on Drop stops the process, whatever happens next.
+        let mut relay = RelayProcess { child, port };
+        let deadline = std::time::Instant::now() + wait;
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            if let Some(status) = relay.child.try_wait()? {
+                return Err(format!("nostr-rs-relay exited at start: {status}").into());
+            }
+            if std::time::Instant::now() > deadline {
+                return Err(format!("nostr-rs-relay did not listen on port {port} within {wait:?}").into());
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Ok(relay)
+    }
+
+    pub fn url(&self) -> String {
+        format!("ws://127.0.0.1:{}", self.port)
+    }
+
+    pub fn pid(&self) -> String {
+        self.child.id().to_string()
+    }
+}
+
+impl Drop for RelayProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
