@@ -209,7 +209,7 @@ fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> Result<()> {
     tx.prepare_cached("DELETE FROM vectors WHERE rid = ?1")?.execute([rid])?;
     tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?.execute([rid])?;
     tx.prepare_cached("DELETE FROM events WHERE id = ?1")?.execute([event_id])?;
-    super::episodes::refresh(tx, &neighbours)
+    super::episodes::defer(tx, &neighbours)
 }
 
 /// Columns and index text of a payload.
@@ -330,7 +330,7 @@ pub(crate) fn upsert_record(
     }
     if journal || !neighbours.is_empty() {
         neighbours.push(rid);
-        super::episodes::refresh(tx, &neighbours)?;
+        super::episodes::defer(tx, &neighbours)?;
     }
     Ok(())
 }

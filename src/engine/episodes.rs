@@ -17,7 +17,7 @@
 //! weights a little too.) The meaning of the neighbours (their vectors' share in an
 //! entry's cosine) was measured and left out: it lost on LoCoMo (docs/benchmarks.md).
 
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Transaction};
 
 use crate::codec::RecordKind;
 use crate::error::Result;
@@ -86,7 +86,9 @@ pub(crate) fn context(tx: &Transaction, rid: i64) -> Result<Option<String>> {
 /// Rewrites the `context` of each journal entry in `rids` from its neighbours as they
 /// are now, and of the neighbours of each that is live (they are its neighbours' too).
 /// A row whose context is already right is left alone: an FTS5 update tokenizes the whole
-/// row again, and appending an entry changes only its predecessor's.
+/// row again, and appending an entry changes only its predecessor's. Rows are rewritten
+/// in rowid order: FTS5 writes its pending terms out as a segment whenever a lower rowid
+/// than the last comes in.
 pub(crate) fn refresh(tx: &Transaction, rids: &[i64]) -> Result<()> {
     let mut todo: Vec<i64> = Vec::new();
     for rid in rids {
@@ -106,5 +108,41 @@ pub(crate) fn refresh(tx: &Transaction, rids: &[i64]) -> Result<()> {
                 .execute(params![rid, context])?;
         }
     }
+    Ok(())
+}
+
+/// Creates, on the writer, the table of entries whose rows wait for [`settle`]: a
+/// temporary table, so it lives and rolls back with the connection's transactions and
+/// never reaches the file.
+pub(crate) fn prepare_writer(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch("CREATE TEMP TABLE IF NOT EXISTS episode_stale (rid INTEGER PRIMARY KEY)")
+}
+
+/// Marks entries (and, at [`settle`], their neighbours) for rewriting at the end of the
+/// transaction instead of now. Why: a page of a pull or an import brings hundreds of
+/// entries, each changing its neighbour's context, a row with a lower rowid than the
+/// entry just written; rewritten at once, each forced FTS5 to write a segment (385 for
+/// 400 entries), rewritten together in rowid order they cost one.
+pub(crate) fn defer(tx: &Transaction, rids: &[i64]) -> Result<()> {
+    let mut insert = tx.prepare_cached("INSERT OR IGNORE INTO temp.episode_stale (rid) VALUES (?1)")?;
+    for rid in rids {
+        insert.execute([rid])?;
+    }
+    Ok(())
+}
+
+/// Rewrites the rows [`defer`] marked, then forgets the marks. Run by the engine before
+/// every commit of the writer (`Engine::write_tracked_now`), so no transaction commits a
+/// stale context.
+pub(crate) fn settle(tx: &Transaction) -> Result<()> {
+    let rids: Vec<i64> = tx
+        .prepare_cached("SELECT rid FROM temp.episode_stale ORDER BY rid")?
+        .query_map([], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    if rids.is_empty() {
+        return Ok(());
+    }
+    refresh(tx, &rids)?;
+    tx.prepare_cached("DELETE FROM temp.episode_stale")?.execute([])?;
     Ok(())
 }

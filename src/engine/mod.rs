@@ -250,6 +250,7 @@ impl Engine {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::db(&self.path))?;
         self.notify.changed.store(false, Ordering::SeqCst);
         let out = f(&tx, self)?;
+        episodes::settle(&tx)?;
         tx.commit().map_err(Error::db(&self.path))?;
         let changed = self.notify.changed.swap(false, Ordering::SeqCst);
         if changed {

@@ -146,6 +146,9 @@ impl Engine {
             Ok(_) => {}
             Err(found) => return Err(Error::SchemaTooNew { path, found, supported: schema::LATEST }),
         }
+        if !read_only {
+            super::episodes::prepare_writer(&conn).map_err(Error::db(&path))?;
+        }
         crate::at_rest::set_marker(&path, encrypted)?;
         let (device, mode) = meta_rows(&mut conn, &path, identity, read_only, options.d_tag_mode)?;
         let codec = Codec::new(identity.keys().clone(), mode)?;
