@@ -57,7 +57,9 @@ log "building nostr-rs-relay $version (about 10 minutes on 2 cores)"
 (
     cd "$src"
     cargo update --quiet -p time@0.3.25 --precise 0.3.36 2>/dev/null || true
-    cargo build --quiet --release --locked
+    # Its own target directory, whatever the caller exported: .ci/run exports one for
+    # memstr's build, and the binary is copied from this one.
+    CARGO_TARGET_DIR="$src/target" cargo build --quiet --release --locked
 ) >&2
 cp "$src/target/release/nostr-rs-relay" "$bin.tmp"
 mv "$bin.tmp" "$bin"
