@@ -400,6 +400,20 @@ async fn a_pull_larger_than_one_pass_goes_on_where_it_stopped() {
     assert_eq!((info.misbehaving, info.backoff_until, info.last_error), (None, None, None));
     assert!(info.last_full.is_some() && info.checkpoint > 0);
 
+    // `sync_to_end` runs the same passes in one call, saying how each went, and stops at
+    // its bound of passes with the read still going on.
+    let (dc, dd) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (c, _) = device(dc.path(), &[&relay]).await;
+    let mut seen = Vec::new();
+    let total = c.sync_to_end(&small, 10, |pass, reports| seen.push((pass, reports[0].read_goes_on()))).await.unwrap();
+    assert_eq!(seen, [(1, true), (2, true), (3, false)]);
+    assert_eq!((total.len(), total[0].error.as_deref(), total[0].read_goes_on()), (1, None, false), "{total:?}");
+    assert_eq!(total[0].pulled.applied, N, "the three passes' counts add up: {total:?}");
+    assert_eq!(c.recall_all().await.unwrap().len() as u64, N);
+    let (d, _) = device(dd.path(), &[&relay]).await;
+    let one = d.sync_to_end(&small, 1, |_, _| {}).await.unwrap();
+    assert!(one[0].read_goes_on() && one[0].error.as_deref().is_some_and(|e| e.contains("goes on")), "{one:?}");
+
     // The finished read set the checkpoint: what comes later arrives by a read since it.
     a.remember("late", "written after the first pull").await.unwrap();
     sync_ok(&a).await;

@@ -133,12 +133,11 @@ impl Engine {
             // The push's own count: what it would send this relay (status agrees).
             let mut stmt = conn.prepare(&format!(
                 "SELECT r.url, r.added_at, r.checkpoint, r.last_sync, r.last_full, r.last_error, r.negentropy,
-                        (SELECT count(*) FROM events e WHERE NOT EXISTS
-                            (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = r.url) AND {}),
+                        (SELECT count(*) FROM {}),
                         r.misbehaving, r.backoff_until,
                         r.resume_started, r.resume_until, r.resume_newest, r.resume_full, r.resume_dm
                  FROM relays r ORDER BY r.url",
-                pushable(engine)
+                unacked(engine, "r.url")
             ))?;
             let rows = stmt.query_map([], |r| {
                 Ok(RelayInfo {
@@ -176,11 +175,8 @@ impl Engine {
     pub(crate) async fn pending_ids(self: &Arc<Self>, relay: &str) -> Result<Vec<String>> {
         let relay = relay.to_string();
         self.read(move |conn, engine| {
-            let mut stmt = conn.prepare(&format!(
-                "SELECT id FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)
-                 AND {} ORDER BY created_at, kind DESC, id",
-                pushable(engine)
-            ))?;
+            let mut stmt =
+                conn.prepare(&format!("SELECT id FROM {} ORDER BY created_at, kind DESC, id", unacked(engine, "?1")))?;
             let rows = stmt.query_map(params![relay], |r| r.get::<_, String>(0))?;
             Ok(rows.collect::<rusqlite::Result<_>>()?)
         })
@@ -191,15 +187,9 @@ impl Engine {
     pub(crate) async fn pending_count(self: &Arc<Self>, relay: &str) -> Result<u64> {
         let relay = relay.to_string();
         self.read(move |conn, engine| {
-            Ok(conn.query_row(
-                &format!(
-                    "SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = ?1)
-                     AND {}",
-                    pushable(engine)
-                ),
-                params![relay],
-                |r| r.get::<_, i64>(0),
-            )? as u64)
+            Ok(conn.query_row(&format!("SELECT count(*) FROM {}", unacked(engine, "?1")), params![relay], |r| {
+                r.get::<_, i64>(0)
+            })? as u64)
         })
         .await
     }
@@ -424,6 +414,19 @@ fn prune_outbox(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
 
 /// SQL true for the stored events `e` this store may push: all in compatible mode; in
 /// blinded mode those without a plain path in any tag.
+/// The events `relay` (an SQL expression) has not acknowledged and this store may push
+/// it: a `FROM ... WHERE` for a count or a listing. Walked by the `(created_at, id)` index,
+/// which holds the id the acknowledgement check needs: a scan of the table read every
+/// event's JSON (a gigabyte at a million events, seconds after every pass), while the
+/// index reads an event's row only for the few not acknowledged, to check its tags.
+fn unacked(engine: &Engine, relay: &str) -> String {
+    format!(
+        "events e INDEXED BY events_created
+         WHERE NOT EXISTS (SELECT 1 FROM acks a WHERE a.event_id = e.id AND a.relay = {relay}) AND {}",
+        pushable(engine)
+    )
+}
+
 fn pushable(engine: &Engine) -> String {
     match engine.codec().mode() {
         crate::DTagMode::Compatible => "1".into(),

@@ -203,6 +203,38 @@ impl MemoryStore {
     }
 
     #[cfg(feature = "sync")]
+    /// Passes of [`MemoryStore::sync`] until no relay's read goes on: a new device's pull
+    /// of a store larger than one pass allows ([`SyncOptions::max_events`],
+    /// [`SyncOptions::deadline`]) takes several. Stops after `max_passes`, or when a pass
+    /// brings nothing (a relay cannot keep it going without serving real events: each
+    /// pass reads below where the last stopped). `on_pass` hears each pass's reports, as
+    /// progress. Returns each relay's reports added up ([`RelayReport::absorb`]).
+    pub async fn sync_to_end(
+        &self,
+        opts: &SyncOptions,
+        max_passes: usize,
+        mut on_pass: impl FnMut(usize, &[RelayReport]),
+    ) -> Result<Vec<RelayReport>> {
+        let mut total: Vec<RelayReport> = Vec::new();
+        for pass in 1..=max_passes.max(1) {
+            let reports = self.sync(opts).await?;
+            on_pass(pass, &reports);
+            let progress = reports.iter().any(|r| r.pulled.applied + r.pulled.duplicate + r.pulled.merged > 0);
+            let goes_on = reports.iter().any(RelayReport::read_goes_on);
+            for r in reports {
+                match total.iter_mut().find(|t| t.url == r.url) {
+                    Some(t) => t.absorb(r),
+                    None => total.push(r),
+                }
+            }
+            if !goes_on || !progress {
+                break;
+            }
+        }
+        Ok(total)
+    }
+
+    #[cfg(feature = "sync")]
     /// Syncs with every configured relay until `shutdown` completes: catches up, then
     /// keeps a live subscription open (a change on another device shows here within
     /// seconds) and pushes each local change as it commits. Reconnects with backoff

@@ -172,6 +172,27 @@ pub struct RelayReport {
     pub(crate) resume: Option<crate::engine::books::Resume>,
 }
 
+impl RelayReport {
+    /// Whether this relay's read was cut short (by the pass's allowance or deadline) and
+    /// goes on where it stopped next pass, rather than failing.
+    pub fn read_goes_on(&self) -> bool {
+        self.resume.is_some() && self.misbehaved.is_none()
+    }
+
+    /// Adds a later pass with the same relay: counts add up; the state (method, pending,
+    /// error, where the read goes on) is the later pass's.
+    pub fn absorb(&mut self, later: RelayReport) {
+        self.pulled.absorb(later.pulled);
+        self.pushed += later.pushed;
+        self.refused.extend(later.refused);
+        self.misbehaved = later.misbehaved.or(self.misbehaved.take());
+        self.method = later.method;
+        self.pending = later.pending;
+        self.error = later.error;
+        self.resume = later.resume;
+    }
+}
+
 // Conversions from sync's own errors live here rather than in `error.rs`, which stays at the
 // bottom of the layers (it imports no subsystem).
 impl From<TransportError> for crate::Error {

@@ -272,7 +272,8 @@ pub(crate) enum Command {
     /// Relays this store syncs with.
     #[command(subcommand)]
     Relay(RelayCommand),
-    /// One sync pass with every relay (pull, then push); --watch keeps syncing live.
+    /// Sync with every relay (pull, then push), pass after pass until a large first pull is
+    /// complete; --watch keeps syncing live.
     Sync {
         /// Read everything from each relay, not only what is new (repairs relays too).
         #[arg(long)]

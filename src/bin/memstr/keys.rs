@@ -113,7 +113,7 @@ pub(crate) async fn init(
                 memstr::sync::bootstrap_relays(bootstrap).join(", ")
             );
         }
-        let reports = store.sync(&opts).await?;
+        let reports = crate::cli::sync_passes(&store, &opts, out).await?;
         out.sync(&reports);
         if reports.iter().any(|r| r.error.is_some()) {
             return Ok(ExitCode::from(3));
