@@ -339,7 +339,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 if store.relays().await?.is_empty() {
                     bail!("no relay list found for this key: add a relay with `memstr relay add wss://...`");
                 }
-                let reports = sync_passes(&store, &opts, out).await?;
+                let reports = sync_passes(store, &opts, out).await?;
                 out.sync(&reports);
                 if reports.iter().any(|r| r.error.is_some()) {
                     return Ok(ExitCode::from(3));
@@ -369,7 +369,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                     .await?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let reports = sync_passes(&store, &opts, out).await?;
+            let reports = sync_passes(store, &opts, out).await?;
             let failed = reports.iter().any(|r| r.error.is_some());
             out.sync(&reports);
             if failed {
