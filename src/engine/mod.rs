@@ -118,6 +118,15 @@ impl Drop for Lent<'_> {
     }
 }
 
+/// How long a connection waits for a lock another connection holds.
+pub(crate) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// The write-ahead log's size past which a commit empties it ([`Engine::bound_wal`]).
+#[cfg(not(test))]
+const WAL_BOUND: u64 = 128 << 20;
+#[cfg(test)]
+const WAL_BOUND: u64 = 1 << 20;
+
 impl Engine {
     /// The SQLite file.
     pub(crate) fn path(&self) -> &FsPath {
@@ -252,12 +261,34 @@ impl Engine {
         let out = f(&tx, self)?;
         episodes::settle(&tx)?;
         tx.commit().map_err(Error::db(&self.path))?;
+        self.bound_wal(&conn);
         let changed = self.notify.changed.swap(false, Ordering::SeqCst);
         if changed {
             self.notify.changes.send_modify(|n| *n += 1);
             self.notify.generation.fetch_add(1, Ordering::SeqCst);
         }
         Ok((out, changed))
+    }
+
+    /// Empties the write-ahead log once it passes [`WAL_BOUND`]. SQLite copies the log
+    /// into the database every thousand pages, but starts writing it from the beginning
+    /// again only at a moment no reader holds a snapshot that uses it: under steady reads
+    /// beside steady writes (a long pull while a consolidation cycle read) that moment never
+    /// came, and the log grew past the database (4.3 GB beside 1.3 GB). A checkpoint that
+    /// truncates waits for the readers of the moment to finish, briefly; if they do not,
+    /// the next commit tries again.
+    fn bound_wal(&self, conn: &Connection) {
+        let mut wal = self.path.clone().into_os_string();
+        wal.push("-wal");
+        if std::fs::metadata(&wal).map_or(true, |m| m.len() <= WAL_BOUND) {
+            return;
+        }
+        let _ = conn.busy_timeout(std::time::Duration::from_millis(50));
+        match conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get::<_, i64>(0)) {
+            Ok(0) => tracing::debug!("write-ahead log past {WAL_BOUND} bytes: emptied"),
+            other => tracing::debug!("write-ahead log past {WAL_BOUND} bytes, not emptied yet: {other:?}"),
+        }
+        let _ = conn.busy_timeout(BUSY_TIMEOUT);
     }
 
     /// [`Engine::write_now`] in a blocking task.
@@ -337,6 +368,35 @@ mod tests {
     fn engine(dir: &FsPath) -> Arc<Engine> {
         let opened = Opened { d_tag_mode: None, encrypt: None, evaluate_only: false, clock: Arc::new(SystemClock) };
         Arc::new(Engine::open(dir.join("m.db"), &crate::Identity::generate(), opened).unwrap())
+    }
+
+    /// The write-ahead log does not outgrow its bound for good: while a reader holds an
+    /// old snapshot it grows (nothing can be done about that reader), and the first
+    /// commit after the reader lets go empties it. SQLite alone would start writing it
+    /// from the beginning again but keep the file at its largest.
+    #[test]
+    fn the_write_ahead_log_is_emptied_once_past_its_bound() {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = engine(dir.path());
+        let wal = || std::fs::metadata(dir.path().join("m.db-wal")).map_or(0, |m| m.len());
+        let write = |i: usize| {
+            engine
+                .write_now(|tx, _| {
+                    let big = format!("{i:08}").repeat(16 << 10);
+                    records::meta_set(tx, &format!("filler-{}", i % 4), &big)
+                })
+                .unwrap()
+        };
+        let mut reader = rusqlite::Connection::open(dir.path().join("m.db")).unwrap();
+        let snapshot = reader.transaction().unwrap();
+        snapshot.query_row("SELECT count(*) FROM meta", [], |r| r.get::<_, i64>(0)).unwrap();
+        for i in 0..40 {
+            write(i);
+        }
+        assert!(wal() > WAL_BOUND, "the reader's snapshot kept the log growing: {} bytes", wal());
+        drop(snapshot);
+        write(40);
+        assert!(wal() <= WAL_BOUND, "the log was not emptied: {} bytes", wal());
     }
 
     #[test]

@@ -68,7 +68,7 @@ impl ReaderRecipe {
             // Before anything else reads the file.
             keys.apply(&conn, path)?;
         }
-        conn.busy_timeout(std::time::Duration::from_secs(10)).map_err(Error::db(path))?;
+        conn.busy_timeout(super::BUSY_TIMEOUT).map_err(Error::db(path))?;
         conn.pragma_update(None, "foreign_keys", "ON").map_err(Error::db(path))?;
         // 32 MiB of page cache (SQLite's default is 2 MiB): search reads the FTS5
         // postings, each match's document size and the candidates' rows; at 100k

@@ -242,7 +242,10 @@ pub(crate) async fn settle(life: &Lifecycle) {
 }
 
 /// A cycle, for the holder of the consolidation lock.
-async fn consolidate_locked(parts: &Parts, _lock: tokio::sync::OwnedMutexGuard<()>) -> Result<ConsolidationReport> {
+pub(super) async fn consolidate_locked(
+    parts: &Parts,
+    _lock: tokio::sync::OwnedMutexGuard<()>,
+) -> Result<ConsolidationReport> {
     let life = &parts.life;
     let writes_at_start = life.cycle.writes.load(Ordering::SeqCst);
     let coactive: BTreeMap<(String, String), u32> = std::mem::take(&mut *relock(&life.cycle.coactive));
@@ -576,60 +579,6 @@ async fn recurrence_inputs(engine: &Arc<Engine>, life: &Arc<Lifecycle>) -> Resul
             Ok((recurring, watermark))
         })
         .await
-}
-
-/// Counts a write toward the next automatic cycle, and starts one when due.
-pub(crate) fn note_write(parts: &Parts) {
-    note_writes(parts, 1);
-}
-
-/// Counts `count` writes made in one transaction, at once: counted one by one, a cycle
-/// started by the first could read the counter before or after the second, and what it
-/// archives would differ from run to run.
-pub(crate) fn note_writes(parts: &Parts, count: u64) {
-    let life = &parts.life;
-    let every = life.options.consolidate_every;
-    let n = life.cycle.writes.fetch_add(count, Ordering::SeqCst) + count;
-    life.cycle.last_write.store(life.cycle.opened.elapsed().as_millis() as u64, Ordering::SeqCst);
-    if every > 0 && n >= every {
-        spawn_consolidation(parts);
-    }
-}
-
-fn spawn_consolidation(parts: &Parts) {
-    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
-    // A cycle running (or queued) already: this one would find nothing new.
-    let Ok(lock) = parts.life.cycle.running.clone().try_lock_owned() else { return };
-    let parts = parts.clone();
-    handle.spawn(async move {
-        if let Err(e) = consolidate_locked(&parts, lock).await {
-            tracing::warn!("automatic consolidation failed: {e}");
-            // Try again after another round of writes, not after every one.
-            parts.life.cycle.writes.store(0, Ordering::SeqCst);
-        }
-    });
-}
-
-/// Starts the idle timer (when configured and a runtime is running): a cycle runs once
-/// no write has come for `consolidate_idle` and something was written since the last.
-pub(crate) fn start_idle_consolidation(parts: &Parts) {
-    let Some(idle) = parts.life.options.consolidate_idle else { return };
-    let Ok(handle) = tokio::runtime::Handle::try_current() else { return };
-    let weak = parts.downgrade();
-    let tick = idle.min(std::time::Duration::from_secs(30)).max(std::time::Duration::from_millis(10));
-    handle.spawn(async move {
-        loop {
-            tokio::time::sleep(tick).await;
-            // The store is gone once every handle is dropped: stop with it.
-            let Some(parts) = weak.upgrade() else { break };
-            let cycle = &parts.life.cycle;
-            let elapsed = cycle.opened.elapsed().as_millis() as u64;
-            let quiet = elapsed - cycle.last_write.load(Ordering::SeqCst).min(elapsed);
-            if cycle.writes.load(Ordering::SeqCst) > 0 && quiet >= idle.as_millis() as u64 {
-                spawn_consolidation(&parts);
-            }
-        }
-    });
 }
 
 /// Creates a persona fact for each recurring pattern no persona memory states yet.

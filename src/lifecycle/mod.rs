@@ -27,6 +27,7 @@ pub mod strength;
 pub mod summary;
 mod switches;
 pub mod trajectory;
+pub(crate) mod triggers;
 pub(crate) mod types;
 pub(crate) mod verdicts;
 
@@ -115,7 +116,7 @@ impl Parts {
             }
         };
         if changed {
-            cycle::note_writes(self, weight);
+            triggers::note_writes(self, weight);
         }
         Ok(out)
     }

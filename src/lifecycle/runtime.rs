@@ -37,6 +37,8 @@ pub(crate) struct CycleState {
     pub(crate) running: Arc<tokio::sync::Mutex<()>>,
     /// Writes since the last cycle.
     pub(crate) writes: AtomicU64,
+    /// Holds on automatic cycles ([`super::triggers::CycleHold`]): none starts while above 0.
+    pub(crate) held: AtomicU64,
     /// Milliseconds after `opened` of the last write, for the idle trigger.
     pub(crate) last_write: AtomicU64,
     pub(crate) opened: Instant,
@@ -82,6 +84,7 @@ impl Lifecycle {
             cycle: CycleState {
                 running: Arc::new(tokio::sync::Mutex::new(())),
                 writes: AtomicU64::new(0),
+                held: AtomicU64::new(0),
                 last_write: AtomicU64::new(0),
                 opened: Instant::now(),
                 coactive: Mutex::new(BTreeMap::new()),

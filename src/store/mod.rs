@@ -29,7 +29,7 @@ use crate::error::Result;
 use crate::identity::Identity;
 use crate::index::Vectors;
 use crate::lifecycle::runtime::Lifecycle;
-use crate::lifecycle::{cycle, Parts};
+use crate::lifecycle::{triggers, Parts};
 use crate::search::candidates::SearchState;
 
 pub use options::StoreOptions;
@@ -67,7 +67,7 @@ impl MemoryStore {
         if !engine.evaluate_only() && engine.read(|conn, _| Ok(crate::engine::ingest::needs_repair(conn)?)).await? {
             engine.write(crate::engine::ingest::repair_future).await?;
         }
-        cycle::start_idle_consolidation(&store.parts());
+        triggers::start_idle_consolidation(&store.parts());
         Ok(store)
     }
 
@@ -96,7 +96,7 @@ impl MemoryStore {
     }
 
     /// The handles lifecycle work takes.
-    fn parts(&self) -> Parts {
+    pub(crate) fn parts(&self) -> Parts {
         Parts { engine: self.engine.clone(), life: self.life.clone(), vectors: self.vectors.clone() }
     }
 

@@ -13,7 +13,7 @@ use crate::engine::ingest::Source;
 use crate::engine::write::AccessFlush;
 use crate::engine::{records, ImportReport, StoreStats};
 use crate::error::Result;
-use crate::lifecycle::cycle;
+use crate::lifecycle::triggers;
 #[cfg(feature = "sync")]
 use crate::sync::{RelayReport, RelayUrl, SyncOptions, Syncer};
 
@@ -71,7 +71,7 @@ impl MemoryStore {
     async fn import(&self, events: Vec<crate::engine::ingest::Incoming>) -> Result<ImportReport> {
         let report = self.engine.admit_all(Source::Import, events).await?.report;
         if report.applied + report.merged > 0 {
-            cycle::note_write(&self.parts());
+            triggers::note_write(&self.parts());
         }
         Ok(report)
     }
@@ -109,7 +109,7 @@ impl MemoryStore {
     /// Signed accesses are writes like any: they count toward consolidation.
     fn signed(&self, n: usize) -> Result<usize> {
         if n > 0 {
-            cycle::note_write(&self.parts());
+            triggers::note_write(&self.parts());
         }
         Ok(n)
     }
@@ -196,8 +196,16 @@ impl MemoryStore {
     /// One pass with every configured relay, concurrently, each within its own deadline
     /// ([`SyncOptions::deadline`]). A relay that fails is reported (its error kept in
     /// [`RelayInfo::last_error`]); a relay that broke a rule is also marked misbehaving
-    /// and backed off. The others carry on.
+    /// and backed off. The others carry on. No automatic consolidation cycle starts while
+    /// it runs; one due starts when it ends.
     pub async fn sync(&self, opts: &SyncOptions) -> Result<Vec<RelayReport>> {
+        let _hold = triggers::CycleHold::new(&self.parts());
+        self.sync_pass(opts).await
+    }
+
+    /// One pass, automatic cycles held off by the caller.
+    #[cfg(feature = "sync")]
+    async fn sync_pass(&self, opts: &SyncOptions) -> Result<Vec<RelayReport>> {
         self.parts().record_accesses().await?;
         self.syncer().sync(opts).await
     }
@@ -215,9 +223,11 @@ impl MemoryStore {
         max_passes: usize,
         mut on_pass: impl FnMut(usize, &[RelayReport]),
     ) -> Result<Vec<RelayReport>> {
+        // No automatic cycle until the last pass (one is started then if due).
+        let _hold = triggers::CycleHold::new(&self.parts());
         let mut total: Vec<RelayReport> = Vec::new();
         for pass in 1..=max_passes.max(1) {
-            let reports = self.sync(opts).await?;
+            let reports = self.sync_pass(opts).await?;
             on_pass(pass, &reports);
             let progress = reports.iter().any(|r| r.pulled.applied + r.pulled.duplicate + r.pulled.merged > 0);
             let goes_on = reports.iter().any(RelayReport::read_goes_on);
@@ -248,7 +258,7 @@ impl MemoryStore {
     /// Relay sync over this store's books.
     fn syncer(&self) -> Syncer<Books> {
         let parts = self.parts();
-        let on_change = std::sync::Arc::new(move || cycle::note_write(&parts));
+        let on_change = std::sync::Arc::new(move || triggers::note_write(&parts));
         Syncer(Books { engine: self.engine.clone(), flush: self.access_flush(), on_change })
     }
 }

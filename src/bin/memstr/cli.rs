@@ -333,13 +333,13 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
             RelayCommand::List => out.relays(&store.relays().await?),
             RelayCommand::Discover { relays, allow_private } => {
-                let opts = sync_options(out, false);
+                let opts = crate::syncing::sync_options(out, false);
                 let report = store.discover_relays(relays, &opts, *allow_private).await?;
                 out.discovered(&report);
                 if store.relays().await?.is_empty() {
                     bail!("no relay list found for this key: add a relay with `memstr relay add wss://...`");
                 }
-                let reports = sync_passes(store, &opts, out).await?;
+                let reports = crate::syncing::sync_passes(store, &opts, out).await?;
                 out.sync(&reports);
                 if reports.iter().any(|r| r.error.is_some()) {
                     return Ok(ExitCode::from(3));
@@ -360,7 +360,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             if store.relays().await?.is_empty() {
                 bail!("no relays: add one with `memstr relay add wss://...`");
             }
-            let opts = sync_options(out, *full);
+            let opts = crate::syncing::sync_options(out, *full);
             if *watch {
                 store
                     .watch(opts, async {
@@ -369,7 +369,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                     .await?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let reports = sync_passes(store, &opts, out).await?;
+            let reports = crate::syncing::sync_passes(store, &opts, out).await?;
             let failed = reports.iter().any(|r| r.error.is_some());
             out.sync(&reports);
             if failed {
@@ -682,37 +682,6 @@ fn model(cmd: &ModelCommand, out: &Out) -> Result<ExitCode> {
         },
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The most passes one `memstr sync` (or `init --discover`) runs while a relay's read goes
-/// on: 100 passes of the default allowance are 50 million events.
-const MAX_SYNC_PASSES: usize = 100;
-
-/// Sync passes until every relay's read is complete (a new device's first pull of a large
-/// store takes several), saying on standard error how far it got after each unfinished one.
-pub(crate) async fn sync_passes(
-    store: &MemoryStore,
-    opts: &memstr::sync::SyncOptions,
-    out: &Out,
-) -> Result<Vec<memstr::sync::RelayReport>> {
-    let quiet = out.json;
-    let mut read = 0u64;
-    let on_pass = |pass: usize, reports: &[memstr::sync::RelayReport]| {
-        read += reports.iter().map(|r| r.pulled.applied + r.pulled.duplicate + r.pulled.merged).sum::<u64>();
-        if !quiet && reports.iter().any(|r| r.read_goes_on()) {
-            eprintln!("sync pass {pass}: {read} events read so far; the read goes on in another pass");
-        }
-    };
-    Ok(store.sync_to_end(opts, MAX_SYNC_PASSES, on_pass).await?)
-}
-
-pub(crate) fn sync_options(out: &Out, full: bool) -> memstr::sync::SyncOptions {
-    memstr::sync::SyncOptions {
-        full,
-        progress: crate::output::progress(out),
-        on_watch: Some(crate::output::watch_events()),
-        ..Default::default()
-    }
 }
 
 #[cfg(test)]

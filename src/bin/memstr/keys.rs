@@ -10,8 +10,9 @@ use memstr::Identity;
 use zeroize::Zeroizing;
 
 use crate::args::*;
-use crate::cli::{identity, open, password, sync_options};
+use crate::cli::{identity, open, password};
 use crate::output::Out;
+use crate::syncing::sync_options;
 
 /// Where `init` got its key.
 pub(crate) enum KeyOrigin {
@@ -113,7 +114,7 @@ pub(crate) async fn init(
                 memstr::sync::bootstrap_relays(bootstrap).join(", ")
             );
         }
-        let reports = crate::cli::sync_passes(&store, &opts, out).await?;
+        let reports = crate::syncing::sync_passes(&store, &opts, out).await?;
         out.sync(&reports);
         if reports.iter().any(|r| r.error.is_some()) {
             return Ok(ExitCode::from(3));

@@ -11,6 +11,7 @@ mod output;
 mod relay_guard;
 mod relay_serve;
 mod strength;
+mod syncing;
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
