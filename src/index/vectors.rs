@@ -7,6 +7,7 @@
 //! is rebuilt when they make up too much of it.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -62,6 +63,35 @@ struct Meta {
     points: usize,
 }
 
+/// Hashes the index's keys, rids and vids, with one multiplication. The standard map's
+/// SipHash resists keys chosen to collide; these are numbers this store's SQLite hands out,
+/// and hashing them with SipHash was most of the time spent building the maps on load
+/// (for a million points, three maps of a million entries each).
+#[derive(Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(ID_MIX);
+        }
+    }
+    fn write_i64(&mut self, n: i64) {
+        // An odd multiplier keeps distinct low bits distinct (the map's bucket) and spreads
+        // every bit into the high ones (its tag).
+        self.0 = (n as u64 ^ self.0).wrapping_mul(ID_MIX);
+    }
+}
+
+/// 2^64 divided by the golden ratio, odd.
+const ID_MIX: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// A map keyed by rid or vid.
+type IdMap = HashMap<i64, u32, BuildHasherDefault<IdHasher>>;
+
 /// An in-memory HNSW graph of unit vectors (dot product = cosine).
 pub struct VectorIndex {
     hnsw: Hnsw,
@@ -70,9 +100,9 @@ pub struct VectorIndex {
     /// Each record's current point: the only one search answers with (older ones are
     /// earlier versions of its text; deleted records have none). [`VectorIndex::reconcile`]
     /// sets it from SQLite's `vectors` table.
-    newest: HashMap<i64, u32>,
+    newest: IdMap,
     /// The node of each vid.
-    by_vid: HashMap<i64, u32>,
+    by_vid: IdMap,
     model: String,
     max_vid: i64,
 }
@@ -107,8 +137,8 @@ impl VectorIndex {
         VectorIndex {
             hnsw,
             rids: Vec::with_capacity(capacity),
-            newest: HashMap::with_capacity(capacity),
-            by_vid: HashMap::with_capacity(capacity),
+            newest: IdMap::with_capacity_and_hasher(capacity, Default::default()),
+            by_vid: IdMap::with_capacity_and_hasher(capacity, Default::default()),
             model: model.to_string(),
             max_vid: 0,
         }
@@ -168,7 +198,10 @@ impl VectorIndex {
     /// vids the graph lacks (to insert from SQLite): points written but never inserted, or
     /// a saved graph older than the database or from another copy of it.
     pub fn reconcile(&mut self, current: &[(i64, i64)]) -> Vec<i64> {
-        let mut newest = HashMap::with_capacity(current.len());
+        // The map load built, emptied and filled again: no second allocation of its size.
+        let mut newest = std::mem::take(&mut self.newest);
+        newest.clear();
+        newest.reserve(current.len());
         let mut missing = Vec::new();
         for &(rid, vid) in current {
             match self.by_vid.get(&vid) {
@@ -338,8 +371,8 @@ impl VectorIndex {
         let rids: Vec<i64> =
             bytes.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
         // Later nodes are newer versions; `reconcile` corrects this against SQLite.
-        let newest: HashMap<i64, u32> = rids.iter().enumerate().map(|(node, rid)| (*rid, node as u32)).collect();
-        let by_vid: HashMap<i64, u32> = (0..hnsw.len() as u32).map(|node| (hnsw.id(node), node)).collect();
+        let newest: IdMap = rids.iter().enumerate().map(|(node, rid)| (*rid, node as u32)).collect();
+        let by_vid: IdMap = (0..hnsw.len() as u32).map(|node| (hnsw.id(node), node)).collect();
         Some(VectorIndex { hnsw, rids, newest, by_vid, model: model.to_string(), max_vid: meta.max_vid })
     }
 
