@@ -59,7 +59,7 @@ log "building nostr-rs-relay $version (about 10 minutes on 2 cores)"
     cargo update --quiet -p time@0.3.25 --precise 0.3.36 2>/dev/null || true
     # Its own target directory, whatever the caller exported: .ci/run exports one for
     # memstr's build, and the binary is copied from this one.
-    CARGO_TARGET_DIR="$src/target" cargo build --quiet --release --locked
+    CARGO_TARGET_DIR="$PWD/target" cargo build --quiet --release --locked
 ) >&2
 cp "$src/target/release/nostr-rs-relay" "$bin.tmp"
 mv "$bin.tmp" "$bin"

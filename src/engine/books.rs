@@ -391,7 +391,7 @@ impl Engine {
         .await
     }
 
-    /// The stored state of one relay.
+    /// The stored state of one relay, without counting what it lacks (`pending` 0).
     pub(crate) async fn relay_info(self: &Arc<Self>, relay: &str) -> Result<Option<RelayInfo>> {
         Ok(self.relays_counted(false).await?.into_iter().find(|r| r.url == relay))
     }
@@ -422,8 +422,6 @@ fn prune_outbox(tx: &rusqlite::Transaction) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// SQL true for the stored events `e` this store may push: all in compatible mode; in
-/// blinded mode those without a plain path in any tag.
 /// The events `relay` (an SQL expression) has not acknowledged and this store may push
 /// it: a `FROM ... WHERE` for a count or a listing. Walked by the `(created_at, id)` index,
 /// which holds the id the acknowledgement check needs: a scan of the table read every
@@ -437,6 +435,8 @@ fn unacked(engine: &Engine, relay: &str) -> String {
     )
 }
 
+/// SQL true for the stored events `e` this store may push: all in compatible mode; in
+/// blinded mode those without a plain path in any tag.
 fn pushable(engine: &Engine) -> String {
     match engine.codec().mode() {
         crate::DTagMode::Compatible => "1".into(),
@@ -460,7 +460,7 @@ pub(crate) trait SyncStorage: Clone + Send + Sync + 'static {
     fn flush_accesses_if_due(&self) -> impl Future<Output = Result<usize>> + Send;
     /// The configured relays and their state, without counting what each lacks (`pending` 0).
     fn relays(&self) -> impl Future<Output = Result<Vec<RelayInfo>>> + Send;
-    /// One relay's state.
+    /// One relay's state, without counting what it lacks (`pending` 0).
     fn relay_info(&self, relay: &str) -> impl Future<Output = Result<Option<RelayInfo>>> + Send;
     /// Events `relay` has not acknowledged, oldest first.
     fn pending_ids(&self, relay: &str) -> impl Future<Output = Result<Vec<String>>> + Send;

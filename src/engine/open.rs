@@ -175,6 +175,7 @@ impl Engine {
                 changes: tokio::sync::watch::channel(0).0,
                 generation: AtomicU64::new(0),
             },
+            wal_retry_above: AtomicU64::new(0),
         })
     }
 

@@ -28,9 +28,9 @@ pub(crate) fn note_writes(parts: &Parts, count: u64) {
 /// Holds automatic cycles off while it lives: a sync's pull commits a write a page, and a
 /// new device's first pull is thousands of pages. A cycle started in the middle reads a
 /// store that is still growing, holds a read snapshot all along (so SQLite's write-ahead
-/// log can never start over: it reached 4 GB pulling a million memories) and takes a core
-/// from the pull. Writes still count; when the last hold goes, a cycle starts if one is
-/// due.
+/// log never starts over: docs/benchmarks.md, "A new device's pull of a million memories,
+/// to the end") and takes a core from the pull. Writes still count; when the last hold
+/// goes, a cycle starts if one is due.
 #[cfg_attr(not(feature = "sync"), allow(dead_code))]
 pub(crate) struct CycleHold(Parts);
 
@@ -92,6 +92,11 @@ pub(crate) fn start_idle_consolidation(parts: &Parts) {
     });
 }
 
+/// A nostr-rs-relay process for the test below.
+#[cfg(all(test, feature = "sync"))]
+#[path = "../../relay-fixtures/local_relay.rs"]
+mod local_relay;
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::Ordering;
@@ -117,5 +122,54 @@ mod tests {
         drop(hold);
         store.settle().await;
         assert_eq!(writes(), 0, "the cycle due did not run when the hold went");
+    }
+
+    /// `MemoryStore::sync` holds cycles for the whole pass: every page the pull commits
+    /// counts as a write, and with `consolidate_every = 1` each would start one.
+    #[cfg(feature = "sync")]
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_sync_holds_automatic_cycles_until_it_ends() {
+        use std::sync::{Arc, Mutex};
+
+        let relay = super::local_relay::LocalRelay::start();
+        let dir = tempfile::tempdir().unwrap();
+        let key = Identity::generate();
+        let quiet = LifecycleOptions { consolidate_every: 0, consolidate_idle: None, ..Default::default() };
+        let a = MemoryStore::open(dir.path().join("a.db"), key.clone(), StoreOptions::default().lifecycle(quiet))
+            .await
+            .unwrap();
+        a.add_relay(&relay.url(), false).await.unwrap();
+        a.journal_batch((0..300).map(|i| format!("entry {i}"))).await.unwrap();
+        a.sync(&crate::sync::SyncOptions::default()).await.unwrap();
+
+        let eager = LifecycleOptions { consolidate_every: 1, consolidate_idle: None, ..Default::default() };
+        let b =
+            MemoryStore::open(dir.path().join("b.db"), key, StoreOptions::default().lifecycle(eager)).await.unwrap();
+        b.add_relay(&relay.url(), false).await.unwrap();
+        let life = b.parts().life.clone();
+        let seen: Arc<Mutex<Vec<(u64, bool)>>> = Arc::default();
+        let record = seen.clone();
+        // Pages of 100: three commits, each counted as a write, while the pass runs.
+        let opts = crate::sync::SyncOptions {
+            page: 100,
+            progress: Some(Arc::new(move |_, _, _, _| {
+                let held = life.cycle.held.load(Ordering::SeqCst);
+                let running = life.cycle.running.try_lock().is_err();
+                record.lock().unwrap().push((held, running));
+            })),
+            ..Default::default()
+        };
+        let reports = b.sync(&opts).await.unwrap();
+        assert_eq!(reports[0].error, None, "{reports:?}");
+        let seen = seen.lock().unwrap().clone();
+        assert!(seen.len() >= 3, "progress was reported during the pull: {seen:?}");
+        assert!(
+            seen.iter().all(|&(held, running)| held == 1 && !running),
+            "a cycle ran or could run mid-pull: {seen:?}"
+        );
+        b.settle().await;
+        let parts = b.parts();
+        assert_eq!(parts.life.cycle.held.load(Ordering::SeqCst), 0);
+        assert_eq!(parts.life.cycle.writes.load(Ordering::SeqCst), 0, "the cycle due did not run after the sync");
     }
 }

@@ -141,7 +141,7 @@ async fn a_page_of_events_is_indexed_in_one_flush() {
 /// ends up with its episode context as it would be written alone. Each entry changes
 /// its neighbour's context, a row with a lower rowid, and FTS5 writes its pending terms
 /// out whenever a lower rowid comes in: rewritten at once, the neighbours cost a segment
-/// an entry (385 for 400; a million-memory pull ran at a sixth of the 10k rate).
+/// an entry.
 #[cfg(feature = "sync")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_of_journal_entries_is_indexed_in_a_few_flushes() {

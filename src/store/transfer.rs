@@ -213,9 +213,10 @@ impl MemoryStore {
     #[cfg(feature = "sync")]
     /// Passes of [`MemoryStore::sync`] until no relay's read goes on: a new device's pull
     /// of a store larger than one pass allows ([`SyncOptions::max_events`],
-    /// [`SyncOptions::deadline`]) takes several. Stops after `max_passes`, or when a pass
-    /// brings nothing (a relay cannot keep it going without serving real events: each
-    /// pass reads below where the last stopped). `on_pass` hears each pass's reports, as
+    /// [`SyncOptions::deadline`]) takes several, and a read cut by a failure goes on too.
+    /// Stops after `max_passes`, or when a pass brings no event this key signed (a relay
+    /// cannot keep it going without serving real events: each pass reads below where the
+    /// last stopped). `on_pass` hears each pass's reports, as
     /// progress. Returns each relay's reports added up ([`RelayReport::absorb`]).
     pub async fn sync_to_end(
         &self,
@@ -229,7 +230,11 @@ impl MemoryStore {
         for pass in 1..=max_passes.max(1) {
             let reports = self.sync_pass(opts).await?;
             on_pass(pass, &reports);
-            let progress = reports.iter().any(|r| r.pulled.applied + r.pulled.duplicate + r.pulled.merged > 0);
+            // Any event this key signed counts, whatever applying it did; refused ones do not.
+            let progress = reports.iter().any(|r| {
+                let p = &r.pulled;
+                p.applied + p.merged + p.duplicate + p.stale + p.deleted + p.quarantined > 0
+            });
             let goes_on = reports.iter().any(RelayReport::read_goes_on);
             for r in reports {
                 match total.iter_mut().find(|t| t.url == r.url) {

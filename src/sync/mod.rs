@@ -173,18 +173,21 @@ pub struct RelayReport {
 }
 
 impl RelayReport {
-    /// Whether this relay's read was cut short (by the pass's allowance or deadline) and
-    /// goes on where it stopped next pass, rather than failing.
+    /// Whether this relay's read was cut short and goes on where it stopped next pass: by
+    /// the pass's allowance or deadline, or by a failure (a lost connection, a full disk;
+    /// [`RelayReport::error`] says which). False once the relay broke a rule.
     pub fn read_goes_on(&self) -> bool {
         self.resume.is_some() && self.misbehaved.is_none()
     }
 
-    /// Adds a later pass with the same relay: counts add up; the state (method, pending,
-    /// error, where the read goes on) is the later pass's.
+    /// Adds a later pass with the same relay: the counts of events read and pushed add
+    /// up; the rest (method, refusals, pending, error, where the read goes on) is the
+    /// later pass's, since a refused event is offered again each pass. A rule the relay
+    /// broke in any pass is kept.
     pub fn absorb(&mut self, later: RelayReport) {
         self.pulled.absorb(later.pulled);
         self.pushed += later.pushed;
-        self.refused.extend(later.refused);
+        self.refused = later.refused;
         self.misbehaved = later.misbehaved.or(self.misbehaved.take());
         self.method = later.method;
         self.pending = later.pending;

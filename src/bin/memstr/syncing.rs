@@ -7,7 +7,8 @@ use memstr::MemoryStore;
 use crate::output::Out;
 
 /// The most passes one `memstr sync` (or `init --discover`) runs while a relay's read goes
-/// on: 100 passes of the default allowance are 50 million events.
+/// on: 100 passes of the default allowance are 50 million events (and, at a pass's 60 s
+/// deadline, up to 100 minutes; each pass says how far it got).
 const MAX_SYNC_PASSES: usize = 100;
 
 /// Sync passes until every relay's read is complete (a new device's first pull of a large
@@ -17,17 +18,24 @@ pub(crate) async fn sync_passes(
     opts: &memstr::sync::SyncOptions,
     out: &Out,
 ) -> Result<Vec<memstr::sync::RelayReport>> {
-    let quiet = out.json;
     let mut read = 0u64;
     let on_pass = |pass: usize, reports: &[memstr::sync::RelayReport]| {
-        read += reports.iter().map(|r| r.pulled.applied + r.pulled.duplicate + r.pulled.merged).sum::<u64>();
-        if !quiet && reports.iter().any(|r| r.read_goes_on()) {
-            eprintln!("sync pass {pass}: {read} events read so far; the read goes on in another pass");
+        read += reports
+            .iter()
+            .map(|r| {
+                let p = &r.pulled;
+                p.applied + p.merged + p.duplicate + p.stale + p.deleted + p.quarantined
+            })
+            .sum::<u64>();
+        if reports.iter().any(|r| r.read_goes_on()) {
+            out.sync_pass(pass, read);
         }
     };
     Ok(store.sync_to_end(opts, MAX_SYNC_PASSES, on_pass).await?)
 }
 
+/// The options every sync command runs with: progress on standard error, live events
+/// printed as they come.
 pub(crate) fn sync_options(out: &Out, full: bool) -> memstr::sync::SyncOptions {
     memstr::sync::SyncOptions {
         full,

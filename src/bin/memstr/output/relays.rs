@@ -97,6 +97,17 @@ impl Out {
         }
     }
 
+    /// After a sync pass whose read goes on (`memstr sync` runs another): how far the
+    /// passes got, on standard error; nothing with `--json`.
+    pub fn sync_pass(&self, pass: usize, events_read: u64) {
+        if !self.json {
+            super::emit(
+                true,
+                format!("sync pass {pass}: {events_read} events read so far; the read goes on in another pass"),
+            );
+        }
+    }
+
     pub fn sync(&self, reports: &[RelayReport]) {
         if self.json {
             print_json(&json!(reports));
