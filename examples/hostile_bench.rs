@@ -14,12 +14,16 @@
 
 #[path = "../relay-fixtures/hostile_relay.rs"]
 mod hostile_relay;
+#[path = "support/mod.rs"]
+#[allow(dead_code)] // each example uses its own subset
+mod support;
 
 use std::time::{Duration, Instant};
 
 use hostile_relay::{Attack, HostileRelay};
 use memstr::sync::SyncOptions;
 use memstr::{Identity, MemoryStore, StoreOptions};
+use support::peak_rss_mb;
 
 const ATTACKS: [&str; 8] = [
     "endless-pages",
@@ -44,15 +48,6 @@ fn attack(name: &str) -> Attack {
         "flood-during-catch-up" => Attack::FloodDuringCatchUp { bytes: 60_000, stall: Duration::from_secs(600) },
         other => panic!("unknown attack {other}"),
     }
-}
-
-fn peak_rss_mb() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map_or(0.0, |kb| kb / 1024.0)
 }
 
 async fn run_one(name: &str, seconds: u64, junk_cap: bool) {

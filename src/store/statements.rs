@@ -100,6 +100,32 @@ async fn hot_statements_are_not_prepared_again_on_every_call() {
     }
 }
 
+/// FTS5's count of leaves written so far in `store`'s full-text index (`None` before the
+/// index has a structure record).
+#[cfg(feature = "sync")]
+async fn leaves(store: &MemoryStore) -> Option<u64> {
+    store.engine.read(|conn, _| Ok(crate::engine::fts::leaves_written(conn))).await.unwrap()
+}
+
+/// The relay the pages below come from.
+#[cfg(feature = "sync")]
+const RELAY: &str = "wss://relay.example.com";
+
+/// Opens a new store at `path` for `key` and admits `events` into it as one page from
+/// [`RELAY`], in one transaction: the store, what was applied, and the leaves FTS5 wrote.
+#[cfg(feature = "sync")]
+async fn admit_page(path: std::path::PathBuf, key: Identity, events: Vec<nostr::Event>) -> (MemoryStore, u64, u64) {
+    use crate::engine::ingest::{self, Source};
+    let store = MemoryStore::open(path, key, StoreOptions::default()).await.unwrap();
+    store.add_relay(RELAY, false).await.unwrap();
+    let before = leaves(&store).await.unwrap_or(0);
+    let source = Source::Relay { url: RELAY.to_string(), window: None };
+    let incoming: Vec<_> = events.into_iter().map(Some).collect();
+    let admitted = store.engine.write(move |tx, engine| ingest::admit(tx, engine, &source, incoming)).await.unwrap();
+    let written = leaves(&store).await.expect("FTS5 structure record after a page") - before;
+    (store, admitted.report.applied, written)
+}
+
 /// A batch of events from a relay or an import is indexed in one flush of FTS5's pending
 /// terms, not one per event: a statement savepoint on the per-event path (an upsert with
 /// RETURNING, an INSERT ... SELECT under a foreign key) makes FTS5 write its pending terms
@@ -107,7 +133,6 @@ async fn hot_statements_are_not_prepared_again_on_every_call() {
 #[cfg(feature = "sync")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_of_events_is_indexed_in_one_flush() {
-    use crate::engine::ingest::{self, Source};
     const N: usize = 400;
     let dir = tempfile::tempdir().unwrap();
     let key = Identity::generate();
@@ -117,20 +142,13 @@ async fn a_page_of_events_is_indexed_in_one_flush() {
     let events = a.export_events().await.unwrap();
     assert!(events.len() >= N);
 
-    let b = MemoryStore::open(dir.path().join("b.db"), key, StoreOptions::default()).await.unwrap();
-    let url = "wss://relay.example.com";
-    b.add_relay(url, false).await.unwrap();
-    let before = b.engine.read(|conn, _| Ok(crate::engine::fts::leaves_written(conn))).await.unwrap().unwrap_or(0);
-    let source = Source::Relay { url: url.to_string(), window: None };
-    let incoming: Vec<_> = events.into_iter().map(Some).collect();
-    let admitted = b.engine.write(move |tx, engine| ingest::admit(tx, engine, &source, incoming)).await.unwrap();
-    assert_eq!(admitted.report.applied as usize, N);
-    let after = b.engine.read(|conn, _| Ok(crate::engine::fts::leaves_written(conn))).await.unwrap().unwrap();
-    assert!(after - before < N as u64 / 10, "{} leaves written for {N} events", after - before);
+    let (b, applied, written) = admit_page(dir.path().join("b.db"), key, events).await;
+    assert_eq!(applied as usize, N);
+    assert!(written < N as u64 / 10, "{written} leaves written for {N} events");
     // And every event is acknowledged as held by the relay that served it.
     let acked: i64 = b
         .engine
-        .read(move |conn, _| Ok(conn.query_row("SELECT count(*) FROM acks WHERE relay = ?1", [url], |r| r.get(0))?))
+        .read(move |conn, _| Ok(conn.query_row("SELECT count(*) FROM acks WHERE relay = ?1", [RELAY], |r| r.get(0))?))
         .await
         .unwrap();
     assert!(acked as usize >= N);
@@ -145,23 +163,18 @@ async fn a_page_of_events_is_indexed_in_one_flush() {
 #[cfg(feature = "sync")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_page_of_journal_entries_is_indexed_in_a_few_flushes() {
-    use crate::engine::ingest::{self, Source};
     use crate::model::BatchItem;
     const N: usize = 400;
     let dir = tempfile::tempdir().unwrap();
     let key = Identity::generate();
     let a = MemoryStore::open(dir.path().join("a.db"), key.clone(), StoreOptions::default()).await.unwrap();
-    let leaves = |s: &MemoryStore| {
-        let engine = s.engine.clone();
-        async move { engine.read(|conn, _| Ok(crate::engine::fts::leaves_written(conn))).await.unwrap().unwrap_or(0) }
-    };
     // A minute apart: one long episode, every entry with two neighbours.
     let start = 1_767_225_600.0;
     let items: Vec<BatchItem> =
         (0..N).map(|i| BatchItem::Journal { content: sentence(i), at: Some(start + i as f64 * 60.0) }).collect();
-    let before = leaves(&a).await;
+    let before = leaves(&a).await.unwrap_or(0);
     a.write_batch(items).await.unwrap();
-    let written = leaves(&a).await - before;
+    let written = leaves(&a).await.expect("FTS5 structure record after a batch") - before;
     assert!(written < N as u64 / 10, "a batch of {N} entries wrote {written} leaves");
     let mut events = a.export_events().await.unwrap();
     events.retain(|e| e.kind.as_u16() != crate::codec::KIND_DELETION);
@@ -172,18 +185,9 @@ async fn a_page_of_journal_entries_is_indexed_in_a_few_flushes() {
         if newest_first {
             page.reverse();
         }
-        let b =
-            MemoryStore::open(dir.path().join(format!("b-{newest_first}.db")), key.clone(), StoreOptions::default())
-                .await
-                .unwrap();
-        let url = "wss://relay.example.com";
-        b.add_relay(url, false).await.unwrap();
-        let before = leaves(&b).await;
-        let source = Source::Relay { url: url.to_string(), window: None };
-        let incoming: Vec<_> = page.into_iter().map(Some).collect();
-        let admitted = b.engine.write(move |tx, engine| ingest::admit(tx, engine, &source, incoming)).await.unwrap();
-        assert_eq!(admitted.report.applied as usize, N, "{name}");
-        let written = leaves(&b).await - before;
+        let (b, applied, written) =
+            admit_page(dir.path().join(format!("b-{newest_first}.db")), key.clone(), page).await;
+        assert_eq!(applied as usize, N, "{name}");
         assert!(written < N as u64 / 10, "{name}: {written} leaves written for {N} entries");
         // Every row's context is the one its neighbours give it now.
         let wrong: Vec<i64> = b
