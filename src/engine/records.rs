@@ -48,6 +48,11 @@ impl ImportReport {
         }
     }
 
+    /// Events that passed the checks, whatever applying them did (all but the rejected).
+    pub fn accepted(&self) -> u64 {
+        self.applied + self.merged + self.duplicate + self.stale + self.deleted + self.quarantined
+    }
+
     /// Adds another report's counts to this one.
     pub fn absorb(&mut self, other: ImportReport) {
         self.applied += other.applied;

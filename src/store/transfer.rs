@@ -216,8 +216,7 @@ impl MemoryStore {
     /// [`SyncOptions::deadline`]) takes several, and a read cut by a failure goes on too.
     /// Stops after `max_passes`, or when a pass brings no event this key signed (a relay
     /// cannot keep it going without serving real events: each pass reads below where the
-    /// last stopped). `on_pass` hears each pass's reports, as
-    /// progress. Returns each relay's reports added up ([`RelayReport::absorb`]).
+    /// last stopped). `on_pass` hears each pass's reports, as progress. Returns each relay's reports added up ([`RelayReport::absorb`]).
     pub async fn sync_to_end(
         &self,
         opts: &SyncOptions,
@@ -230,11 +229,8 @@ impl MemoryStore {
         for pass in 1..=max_passes.max(1) {
             let reports = self.sync_pass(opts).await?;
             on_pass(pass, &reports);
-            // Any event this key signed counts, whatever applying it did; refused ones do not.
-            let progress = reports.iter().any(|r| {
-                let p = &r.pulled;
-                p.applied + p.merged + p.duplicate + p.stale + p.deleted + p.quarantined > 0
-            });
+            // Any event this key signed counts, whatever applying it did; rejected ones do not.
+            let progress = reports.iter().any(|r| r.pulled.accepted() > 0);
             let goes_on = reports.iter().any(RelayReport::read_goes_on);
             for r in reports {
                 match total.iter_mut().find(|t| t.url == r.url) {

@@ -20,13 +20,7 @@ pub(crate) async fn sync_passes(
 ) -> Result<Vec<memstr::sync::RelayReport>> {
     let mut read = 0u64;
     let on_pass = |pass: usize, reports: &[memstr::sync::RelayReport]| {
-        read += reports
-            .iter()
-            .map(|r| {
-                let p = &r.pulled;
-                p.applied + p.merged + p.duplicate + p.stale + p.deleted + p.quarantined
-            })
-            .sum::<u64>();
+        read += reports.iter().map(|r| r.pulled.accepted()).sum::<u64>();
         if reports.iter().any(|r| r.read_goes_on()) {
             out.sync_pass(pass, read);
         }
