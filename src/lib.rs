@@ -37,6 +37,7 @@ pub mod display;
 mod engine;
 mod error;
 pub mod identity;
+mod ids;
 pub mod index;
 pub mod lifecycle;
 #[cfg(feature = "mcp")]

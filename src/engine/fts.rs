@@ -3,8 +3,6 @@
 //! [`Filter`] restricts every pool at the source, so a filtered search ranks among the
 //! records it may return.
 
-use std::collections::HashMap;
-
 use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
 
@@ -64,7 +62,7 @@ pub(crate) fn own(expr: &str) -> String {
 /// Every record matching the FTS5 expression `expr` within `filter`, with its BM25
 /// (key 3, themes 2, value 1, the words of its episode's neighbours `context`, see
 /// [`super::episodes`]; larger is better).
-pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64) -> Result<HashMap<i64, f64>> {
+pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64) -> Result<crate::ids::IdMap<f64>> {
     // A weight is a number the caller chose, not text: written into the SQL, it keeps one
     // cached statement per weight.
     let context = if context.is_finite() { context.max(0.0) } else { 0.0 };
@@ -82,7 +80,7 @@ pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64)
     let mut values = vec![Value::Text(expr.to_string())];
     values.extend(filter.sql(2).1);
     let mut stmt = conn.prepare_cached(&sql)?;
-    let mut out = HashMap::new();
+    let mut out = crate::ids::IdMap::default();
     for row in stmt.query_map(params_from_iter(values), |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)))? {
         let (rid, score) = row?;
         out.insert(rid, -score);
@@ -227,6 +225,16 @@ pub(crate) fn doc_freq(conn: &Connection, expr: &str) -> Result<u64> {
     Ok(stmt.query_row([own(expr)], |r| r.get::<_, i64>(0))? as u64)
 }
 
+/// [`doc_freq`], counted no further than `cap + 1`: FTS5 walks every match to count
+/// them, so a word in half the store costs as much as reading half its postings, when all
+/// a caller may need to know is that it is past `cap`.
+pub(crate) fn doc_freq_capped(conn: &Connection, expr: &str, cap: u64) -> Result<u64> {
+    let mut stmt =
+        conn.prepare_cached("SELECT count(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?1 LIMIT ?2)")?;
+    let limit = i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX);
+    Ok(stmt.query_row(rusqlite::params![own(expr), limit], |r| r.get::<_, i64>(0))? as u64)
+}
+
 /// A candidate's row: kind, path, payload, time, and whether it waits for its vector.
 pub(crate) struct CandidateRow {
     pub kind: RecordKind,
@@ -271,6 +279,7 @@ pub(crate) fn rows(conn: &Connection, rids: &[i64]) -> Result<Vec<(i64, Candidat
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn sqlite_varints_decode_as_sqlite_writes_them() {

@@ -32,12 +32,7 @@ const MAX_DIMS: u64 = 1 << 16;
 const MAX_M: u64 = 1 << 10;
 const MAX_EF: u64 = 1 << 16;
 
-/// Integer dot product of two int8 vectors. Products fit in `i16` (components are clamped
-/// to ±127), which lets the compiler use the widening multiply-add instructions.
-#[inline]
-pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
-    a.iter().zip(b).map(|(x, y)| i32::from(i16::from(*x) * i16::from(*y))).sum()
-}
+pub use super::dot::dot_i8;
 
 /// The graph. Node numbers are insertion order; each node carries a caller's id.
 #[derive(Clone)]
@@ -206,6 +201,7 @@ impl Hnsw {
 
     /// Moves greedily towards `q` on `layer`, from `(sim, node)`.
     fn greedy(&self, q: &[i8], mut best: (i32, u32), layer: u8) -> (i32, u32) {
+        let dot_i8 = super::dot::dot();
         loop {
             let mut moved = false;
             for n in self.links(best.1, layer) {
@@ -224,6 +220,7 @@ impl Hnsw {
     /// The beam search of one layer: the `ef` nodes nearest `q` found from `starts`,
     /// best first.
     fn search_layer(&self, q: &[i8], starts: &[(i32, u32)], ef: usize, layer: u8) -> Vec<(i32, u32)> {
+        let dot_i8 = super::dot::dot();
         with_visited(self.len(), |first_visit| {
             // `todo` pops the most similar unexplored node; `found` pops the least similar kept.
             let mut todo: BinaryHeap<(i32, u32)> = BinaryHeap::with_capacity(ef * 2);
@@ -383,6 +380,7 @@ impl Hnsw {
             return Vec::new();
         }
         let q = self.vector(from);
+        let dot_i8 = super::dot::dot();
         with_visited(self.len(), |first_visit| {
             first_visit(from);
             let mut out = Vec::new();

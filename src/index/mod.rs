@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use crate::error::Result;
 
+#[cfg(feature = "vectors")]
+pub mod dot;
 #[cfg(feature = "onnx")]
 mod embed;
 #[cfg(feature = "vectors")]

@@ -6,8 +6,6 @@
 //! behind by old versions are recognised (their vid is gone) and skipped, and the index
 //! is rebuilt when they make up too much of it.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
@@ -63,34 +61,8 @@ struct Meta {
     points: usize,
 }
 
-/// Hashes the index's keys, rids and vids, with one multiplication. The standard map's
-/// SipHash resists keys chosen to collide; these are numbers this store's SQLite hands out,
-/// and hashing them with SipHash was most of the time spent building the maps on load
-/// (for a million points, three maps of a million entries each).
-#[derive(Default, Clone, Copy)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(ID_MIX);
-        }
-    }
-    fn write_i64(&mut self, n: i64) {
-        // An odd multiplier keeps distinct low bits distinct (the map's bucket) and spreads
-        // every bit into the high ones (its tag).
-        self.0 = (n as u64 ^ self.0).wrapping_mul(ID_MIX);
-    }
-}
-
-/// 2^64 divided by the golden ratio, odd.
-const ID_MIX: u64 = 0x9e37_79b9_7f4a_7c15;
-
-/// A map keyed by rid or vid.
-type IdMap = HashMap<i64, u32, BuildHasherDefault<IdHasher>>;
+/// A map keyed by rid or vid ([`crate::ids`]: one multiplication, not SipHash).
+type IdMap = crate::ids::IdMap<u32>;
 
 /// An in-memory HNSW graph of unit vectors (dot product = cosine).
 pub struct VectorIndex {

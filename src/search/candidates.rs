@@ -16,6 +16,7 @@ use crate::codec::RecordKind;
 use crate::engine::fts::{self, Filter};
 use crate::engine::records;
 use crate::error::Result;
+use crate::ids::{IdMap, IdSet};
 use crate::lifecycle::runtime::{graph_signal, relock, Lifecycle};
 use crate::model::{round3, JournalEntry, Memory, MemoryState, PersonaMemory};
 use crate::text::{content_terms, fts_any, query_terms, term_coverage};
@@ -29,8 +30,9 @@ const GRAPH_EXTRA: usize = 20;
 const SCAN_CAP: usize = 20_000;
 
 /// Document frequencies of query terms: the highest rowid and the count of indexed
-/// records they were counted at, and the frequencies.
-type DfCache = (u64, u64, std::collections::HashMap<String, u64>);
+/// records they were counted at, and the frequencies, each with whether it is exact (else
+/// the word is in more records than that; see [`common_terms_dropped`]).
+type DfCache = (u64, u64, std::collections::HashMap<String, (u64, bool)>);
 
 /// What searching keeps between searches.
 #[derive(Default)]
@@ -68,7 +70,7 @@ fn join_candidates(
     conn: &Connection,
     ctx: &Ctx,
     added: &[i64],
-    lexical_all: &std::collections::HashMap<i64, f64>,
+    lexical_all: &IdMap<f64>,
     rows: &mut BTreeMap<i64, Row>,
     cosine: &mut BTreeMap<i64, f64>,
     bm25: &mut BTreeMap<i64, f64>,
@@ -121,19 +123,33 @@ fn common_terms_dropped(conn: &Connection, cache: &SearchState, terms: Vec<Strin
     if docs <= limit {
         return Ok(terms);
     }
+    // Only a frequency up to `cap` can keep a word past the rarest `MIN_TERMS`, so words are
+    // counted that far; exactly only when too few are under it to tell the rarest apart.
+    let cap = limit.min(POSTING_BUDGET);
     let mut dfs = Vec::with_capacity(terms.len());
     for t in &terms {
         let df = match cache.2.get(t) {
             Some(df) => *df,
             None => {
                 let expr = fts_any(std::slice::from_ref(t)).unwrap_or_default();
-                let df = fts::doc_freq(conn, &expr)?;
+                let counted = fts::doc_freq_capped(conn, &expr, cap)?;
+                let df = (counted, counted <= cap);
                 cache.2.insert(t.clone(), df);
                 df
             }
         };
         dfs.push(df);
     }
+    if dfs.iter().filter(|(_, exact)| *exact).count() < MIN_TERMS {
+        for (t, df) in terms.iter().zip(dfs.iter_mut()) {
+            if !df.1 {
+                let expr = fts_any(std::slice::from_ref(t)).unwrap_or_default();
+                *df = (fts::doc_freq(conn, &expr)?, true);
+                cache.2.insert(t.clone(), *df);
+            }
+        }
+    }
+    let dfs: Vec<u64> = dfs.into_iter().map(|(df, _)| df).collect();
     let mut by_rarity: Vec<usize> = (0..terms.len()).collect();
     by_rarity.sort_by_key(|i| (dfs[*i], *i));
     let mut spent = 0u64;
@@ -278,7 +294,7 @@ pub(crate) fn candidates(
     // A filter on persona states, computed by the decay policy at `now` and not stored,
     // keeps out the persona memories in other states before the pools, as SQL keeps out
     // what the other filters do (flat memories and journal entries have no state).
-    let other_states: std::collections::HashSet<i64> = match q.states.is_empty() {
+    let other_states: IdSet = match q.states.is_empty() {
         true => Default::default(),
         false => records::all_persona(conn)?
             .into_iter()
@@ -298,9 +314,10 @@ pub(crate) fn candidates(
         // FTS5 sums one BM25 share per word: the kept shares give the same scores, within
         // what the filter admits.
         Some(_) if filter.is_open() || admitted.is_some() => {
-            let within: Option<std::collections::HashSet<i64>> =
+            let within: Option<IdSet> =
                 admitted.as_ref().filter(|_| !filter.is_open()).map(|a| a.iter().copied().collect());
-            let mut all = std::collections::HashMap::new();
+            let held = postings.iter().map(|p| p.len()).sum();
+            let mut all = IdMap::with_capacity_and_hasher(held, Default::default());
             for p in &postings {
                 for (rid, score) in p.scores() {
                     if within.as_ref().is_none_or(|w| w.contains(&rid)) {
@@ -311,7 +328,7 @@ pub(crate) fn candidates(
             all
         }
         Some(expr) => fts::bm25(conn, expr, &filter, w.context)?,
-        None => std::collections::HashMap::new(),
+        None => IdMap::default(),
     };
     lexical_all.retain(|rid, _| !other_states.contains(rid));
     let mut ranked: Vec<(i64, f64)> = lexical_all.iter().map(|(r, s)| (*r, *s)).collect();
@@ -539,4 +556,75 @@ pub(crate) fn candidates(
         out.push(Candidate { path: row.path, found, values, revived, strength, coverage });
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The choice as made before frequencies were counted only up to the cap: every word
+    /// counted exactly.
+    fn dropped_counting_everything(conn: &Connection, terms: &[String]) -> Vec<String> {
+        let limit = COMMON_DOCS.max(fts::docs(conn).unwrap() / 50);
+        let dfs: Vec<u64> =
+            terms.iter().map(|t| fts::doc_freq(conn, &fts_any(std::slice::from_ref(t)).unwrap()).unwrap()).collect();
+        let mut by_rarity: Vec<usize> = (0..terms.len()).collect();
+        by_rarity.sort_by_key(|i| (dfs[*i], *i));
+        let mut spent = 0;
+        let mut keep = Vec::new();
+        for (pos, i) in by_rarity.iter().enumerate() {
+            if pos < MIN_TERMS || (dfs[*i] <= limit && spent + dfs[*i] <= POSTING_BUDGET) {
+                keep.push(*i);
+                spent += dfs[*i];
+            }
+        }
+        keep.sort();
+        keep.into_iter().map(|i| terms[i].clone()).collect()
+    }
+
+    #[test]
+    fn words_counted_only_up_to_the_cap_keep_the_same_words() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, context, \
+             tokenize = 'porter unicode61 remove_diacritics 2');",
+        )
+        .unwrap();
+        // (word, in how many of the 5,000 records): the cap is 2,000 here.
+        let words = [
+            ("everywhere", 5000),
+            ("half", 2500),
+            ("often", 2100),
+            ("some", 1500),
+            ("few", 700),
+            ("rare", 50),
+            ("single", 1),
+        ];
+        for i in 0..5000 {
+            let value: Vec<&str> = words.iter().filter(|(_, n)| i < *n).map(|(w, _)| *w).collect();
+            conn.execute("INSERT INTO records_fts (rowid, value) VALUES (?1, ?2)", (i + 1, value.join(" "))).unwrap();
+        }
+        let queries: [&[&str]; 6] = [
+            &["everywhere", "rare", "some", "often"],
+            &["everywhere", "half", "often"],
+            &["half", "everywhere", "single"],
+            &["few", "some", "rare", "single", "half"],
+            &["often", "half", "everywhere", "few"],
+            &["everywhere", "rare"],
+        ];
+        let state = SearchState::default();
+        for q in queries {
+            let terms: Vec<String> = q.iter().map(|t| t.to_string()).collect();
+            let kept = common_terms_dropped(&conn, &state, terms.clone()).unwrap();
+            assert_eq!(kept, dropped_counting_everything(&conn, &terms), "query {q:?}");
+        }
+        // The first query counted "everywhere" no further than the cap; a later query with
+        // too few words under the cap counted it exactly.
+        let cached = relock(&state.df).2.clone();
+        assert_eq!(cached["everywhere"], (5000, true));
+        assert_eq!(cached["rare"], (50, true));
+        let state = SearchState::default();
+        common_terms_dropped(&conn, &state, queries[0].iter().map(|t| t.to_string()).collect()).unwrap();
+        assert_eq!(relock(&state.df).2["everywhere"], (2001, false), "counted up to the cap and one more");
+    }
 }

@@ -507,13 +507,16 @@ impl std::ops::IndexMut<SignalKind> for Values {
     }
 }
 
-/// Keeps the best-ranked hit of each text (case and spacing aside), in order.
-pub(crate) fn collapse_repeats(hits: &mut Vec<SearchHit>) {
+/// Keeps the best-ranked hit of each text (case and spacing aside), in order, and at most
+/// `keep` of them: a pass ranks hundreds of candidates for a page of ten, and each text
+/// compared is a lowercased copy.
+pub(crate) fn collapse_repeats(hits: &mut Vec<SearchHit>, keep: usize) {
     let mut seen = std::collections::HashSet::new();
     // Flat and persona memories carry their key in the text, so only true repeats (journal
     // entries, mostly) collapse.
     hits.retain(|h| {
-        seen.insert(h.found.text().split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" "))
+        seen.len() < keep
+            && seen.insert(h.found.text().split_whitespace().map(str::to_lowercase).collect::<Vec<_>>().join(" "))
     });
 }
 

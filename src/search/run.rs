@@ -228,12 +228,13 @@ async fn ranked(
             // Every candidate, so a promoted fact moved down makes room for the next.
             let mut hits = fuse(cands, &weights, usize::MAX, min_strength);
             super::promoted::promoted_below_evidence(&mut hits, &query.text);
-            if weights.collapse_repeats {
-                collapse_repeats(&mut hits);
-            }
             // Only what can still reach the page is looked at: each superseded hit costs a
             // lookup of its replacement, and a pass may hold hundreds of candidates.
-            hits.truncate(limit.saturating_mul(2).saturating_add(10));
+            let reach = limit.saturating_mul(2).saturating_add(10);
+            if weights.collapse_repeats {
+                collapse_repeats(&mut hits, reach);
+            }
+            hits.truncate(reach);
             super::current::current_first(conn, &life, now, &mut hits, query.history)?;
             hits.truncate(limit);
             Ok((hits, below))

@@ -41,6 +41,11 @@ impl Postings {
         self.rows.binary_search_by_key(&rid, |r| r.0).is_ok_and(|i| self.rows[i].2)
     }
 
+    /// How many records hold it.
+    pub(crate) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
     /// Every record holding it, with its BM25 share.
     pub(crate) fn scores(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
         self.rows.iter().map(|(rid, score, _)| (*rid, *score))
