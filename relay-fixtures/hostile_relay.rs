@@ -64,6 +64,10 @@ pub enum Attack {
     FloodDuringCatchUp { bytes: usize, stall: Duration },
     /// Serves these event JSON values, as given, to every REQ, then EOSE.
     Serve(Vec<Value>),
+    /// Not an attack: an honest relay that is slow. Serves these events as a relay would
+    /// (`ids`, `since`, `until`, newest first up to `limit`), each answer after `wait`: a
+    /// pass that runs into its deadline, at a pace a test can count on.
+    Slow { events: Vec<Value>, wait: Duration },
     /// Says this text wherever a relay speaks in words: a `NOTICE` on connect, `CLOSED` to
     /// every REQ, `NEG-ERR` to every NEG-OPEN, and `OK false` to every EVENT. For text that
     /// tries to drive the client's terminal.
@@ -366,6 +370,25 @@ async fn answer_req(shared: Arc<Shared>, sub: Value, filter: Value, tx: mpsc::Se
                 }
             }
             Attack::Says(_) => {}
+            Attack::Slow { events, wait } => {
+                tokio::time::sleep(*wait).await;
+                let ids: Option<Vec<&str>> =
+                    filter["ids"].as_array().map(|ids| ids.iter().filter_map(Value::as_str).collect());
+                let (since, until) = (filter["since"].as_i64(), filter["until"].as_i64());
+                let mut page: Vec<&Value> = events
+                    .iter()
+                    .filter(|e| ids.as_ref().is_none_or(|ids| ids.contains(&e["id"].as_str().unwrap_or_default())))
+                    .filter(|e| {
+                        let t = e["created_at"].as_i64().unwrap_or_default();
+                        since.is_none_or(|s| t >= s) && until.is_none_or(|u| t <= u)
+                    })
+                    .collect();
+                page.sort_by_key(|e| std::cmp::Reverse(e["created_at"].as_i64()));
+                for e in page.into_iter().take(limit) {
+                    tx.send(Out::event(event_msg(&sub, &e.to_string()))).await.ok()?;
+                }
+                tx.send(eose()).await.ok()?;
+            }
             Attack::Serve(_) => {
                 for e in &shared.served {
                     tx.send(Out::event(event_msg(&sub, e))).await.ok()?;

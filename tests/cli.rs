@@ -2734,3 +2734,20 @@ fn search_takes_the_agents_phrasings_and_hypothetical() {
     let explained = st.ok(&["--now", &now, "search", "present", "--no-vectors", "--phrasing", "birthday", "--explain"]);
     assert!(explained.contains("phrasings"), "{explained}");
 }
+
+#[test]
+fn sync_passes_flag_takes_a_count_of_one_or_more() {
+    let relay = LocalRelay::start();
+    let (a, b) = two_devices(&relay);
+    a.ok(&["remember", "k", "v"]);
+    a.ok(&["sync", "--passes", "1"]);
+    // One pass reads a small store to the end.
+    let out = b.ok(&["sync", "--passes", "1"]);
+    assert!(out.starts_with(&format!("{} (full): pulled 1 new,", relay.url())), "{out}");
+    for bad in ["0", "1.5", "many", "70000"] {
+        let err = b.run(&["sync", "--passes", bad]).code(2).stderr;
+        assert!(err.contains("--passes"), "{bad}: {err}");
+    }
+    let err = b.run(&["sync", "--watch", "--passes", "2"]).code(2).stderr;
+    assert!(err.contains("cannot be used with"), "{err}");
+}

@@ -396,3 +396,41 @@ async fn a_live_flood_during_a_stalled_catch_up_is_counted_and_cut_off_at_once()
     let sent = hostile.stats().bytes_sent;
     assert!(sent < 64 << 20, "the relay sent {sent} bytes before it was cut off");
 }
+
+/// A pass that runs into its deadline ends between pages, so every page it wrote is
+/// counted: before, the deadline dropped the pass while a page was being written (or
+/// written beside the next page's read), the page committed and its count was lost (a
+/// million-memory pull reported 993,500 applied of the 1,000,000 it held). The relay is
+/// slow on purpose (a test double: nostr-rs-relay cannot be slowed), so passes are cut.
+#[tokio::test]
+async fn a_pass_cut_by_its_deadline_counts_every_page_it_wrote() {
+    let me = Keys::parse(TEST_SECRET).unwrap();
+    let events: Vec<Value> = (0..800)
+        .map(|i| {
+            let content = Cipher::new(me.secret_key(), &me.public_key()).unwrap().encrypt(&kv(&format!("k{i}"), "v"));
+            let e = EventBuilder::new(Kind::from(30078), content.unwrap())
+                .tag(Tag::identifier(format!("sense-memory/k{i}")))
+                .custom_created_at(memstr::nostr::Timestamp::from(1_789_000_000 - i))
+                .sign_with_keys(&me)
+                .unwrap();
+            serde_json::from_str(&e.as_json()).unwrap()
+        })
+        .collect();
+    let slow = HostileRelay::start(Attack::Slow { events, wait: Duration::from_millis(150) }).await;
+    let dir = tempfile::tempdir().unwrap();
+    let (b, _) = open_at(dir.path(), 1.79e9).await;
+    b.add_relay(&slow.url(), false).await.unwrap();
+    let opts = SyncOptions { page: 40, deadline: Duration::from_millis(2500), ..bounded() };
+    let mut cut = 0;
+    let total = b
+        .sync_to_end(&opts, 30, |_, reports| {
+            cut += usize::from(reports[0].error.as_deref().is_some_and(|e| e.contains("did not finish")));
+        })
+        .await
+        .unwrap();
+    let held = b.recall_all().await.unwrap().len() as u64;
+    assert_eq!(held, 800, "{total:?}");
+    assert!(cut >= 1, "no pass was cut by its deadline: the test proves nothing ({total:?})");
+    assert!(total[0].misbehaved.is_none(), "{total:?}");
+    assert_eq!(total[0].pulled.applied, held, "every page a pass wrote is counted ({cut} passes cut)");
+}

@@ -58,6 +58,8 @@ struct Budget<'a> {
     /// The read under way: when it began, whether it is full, and the newest event a pass
     /// before this one took from it (a read resumed).
     read: Resume,
+    /// When the pass stops asking for pages ([`SyncOptions::deadline`]).
+    stop_at: tokio::time::Instant,
 }
 
 impl<'a> Budget<'a> {
@@ -73,7 +75,16 @@ impl<'a> Budget<'a> {
             newest: None,
             report,
             read: Resume { started: 0, until: 0, newest: None, full: false, dm: false },
+            stop_at: tokio::time::Instant::now() + opts.deadline,
         }
+    }
+
+    /// Past the deadline: the error the pass ends with. Checked before each page is asked
+    /// for, so a page read is always written and counted: a pass cut in the middle of a
+    /// write (as [`Syncer::sync_relay`]'s own timeout does, a page's time later) would commit
+    /// the page and never count it.
+    fn out_of_time(&self) -> Option<Error> {
+        (tokio::time::Instant::now() >= self.stop_at).then(|| out_of_time(&self.url, self.opts, self.report))
     }
 
     /// Caps for the read of one whole second: [`SyncOptions::boundary_events`], whatever is
@@ -111,6 +122,9 @@ impl<'a> Budget<'a> {
 
     /// Caps for the next page: what is left of the pass's allowance, within a page's own.
     fn page_caps(&mut self, events: usize) -> Result<PageCaps> {
+        if let Some(e) = self.out_of_time() {
+            return Err(e);
+        }
         self.pages += 1;
         if self.pages > self.opts.max_pages {
             return Err(self.misbehaved(format!("more than {} pages in one pass", self.opts.max_pages)));
@@ -187,20 +201,14 @@ impl<S: SyncStorage> super::Syncer<S> {
             report.pending = self.pending_count(&url).await.unwrap_or(0);
             return report;
         }
-        let timed = tokio::time::timeout(opts.deadline, async {
+        // The pass stops asking for pages at the deadline (`Budget::out_of_time`); this cuts
+        // off what does not end by itself, one answer's time later: a stalled read, a push.
+        let timed = tokio::time::timeout(opts.deadline + opts.timeout, async {
             let mut conn = Connection::connect(&url, opts.connect_timeout, Some(self.auth_signer(&url))).await?;
             self.pass(&mut conn, &info, opts, &mut report).await
         })
         .await;
-        let outcome = timed.unwrap_or_else(|_| {
-            let secs = opts.deadline.as_secs_f64();
-            let progress = report.pulled.applied + report.pulled.merged + report.pulled.duplicate + report.pushed;
-            if progress == 0 {
-                Err(Error::RelayMisbehaved { url: url.to_string(), rule: format!("the pass got nowhere in {secs} s") })
-            } else {
-                Err(Error::relay(format!("{url}: the pass did not finish within {secs} s; it goes on next time")))
-            }
-        });
+        let outcome = timed.unwrap_or_else(|_| Err(out_of_time(url.as_str(), opts, &report)));
         let clean = outcome.is_ok() && report.misbehaved.is_none();
         if let (Err(_), Some(at)) = (&outcome, report.resume) {
             // A read cut short (deadline, allowance, a failure): the next pass goes on here.
@@ -373,6 +381,15 @@ impl<S: SyncStorage> super::Syncer<S> {
             // the violation count still stop a bad relay within a page).
             let mut waiting: Option<(ingest::Checked, (i64, i64), i64)> = None;
             loop {
+                if let Some(e) = budget.out_of_time() {
+                    // The page checked last goes in before the pass ends: it was read.
+                    if let Some((checked, window, next)) = waiting.take() {
+                        let part = self.admit_checked(relay_source(conn.url(), window), checked).await?;
+                        self.absorb_page(conn.url(), part, budget)?;
+                        budget.reached(dm, next);
+                    }
+                    return Err(e);
+                }
                 // Never ask for more than the pass may still read: an honest relay serving
                 // the page asked for never breaks a cap.
                 let limit = opts.page.min(budget.left());
@@ -589,6 +606,18 @@ impl<S: SyncStorage> super::Syncer<S> {
             }
         }
         Ok(())
+    }
+}
+
+/// The error of a pass that ran out of time: it goes on next time, unless it got nowhere
+/// (then the relay is marked misbehaving).
+fn out_of_time(url: &str, opts: &SyncOptions, report: &RelayReport) -> Error {
+    let secs = opts.deadline.as_secs_f64();
+    let progress = report.pulled.applied + report.pulled.merged + report.pulled.duplicate + report.pushed;
+    if progress == 0 {
+        Error::RelayMisbehaved { url: url.to_string(), rule: format!("the pass got nowhere in {secs} s") }
+    } else {
+        Error::relay(format!("{url}: the pass did not finish within {secs} s; it goes on next time"))
     }
 }
 

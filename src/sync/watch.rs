@@ -89,7 +89,9 @@ impl<S: SyncStorage> super::Syncer<S> {
         let info = self.relay_info(url).await?.ok_or_else(|| Error::relay(format!("{url} was removed")))?;
         let mut report = RelayReport::default();
         {
-            let catch_up = tokio::time::timeout(opts.deadline, self.pass(&mut conn, &info, opts, &mut report));
+            // The pass stops itself at the deadline, between pages; this cuts off a stall.
+            let catch_up =
+                tokio::time::timeout(opts.deadline + opts.timeout, self.pass(&mut conn, &info, opts, &mut report));
             tokio::pin!(catch_up);
             loop {
                 tokio::select! {

@@ -339,7 +339,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 if store.relays().await?.is_empty() {
                     bail!("no relay list found for this key: add a relay with `memstr relay add wss://...`");
                 }
-                let reports = crate::syncing::sync_passes(store, &opts, out).await?;
+                let reports = crate::syncing::sync_passes(store, &opts, crate::syncing::MAX_SYNC_PASSES, out).await?;
                 out.sync(&reports);
                 if reports.iter().any(|r| r.error.is_some()) {
                     return Ok(ExitCode::from(3));
@@ -356,7 +356,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
             }
             RelayCommand::Serve(_) => unreachable!("served before opening the store"),
         },
-        Command::Sync { full, watch } => {
+        Command::Sync { full, watch, passes } => {
             if store.relays().await?.is_empty() {
                 bail!("no relays: add one with `memstr relay add wss://...`");
             }
@@ -369,7 +369,7 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                     .await?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let reports = crate::syncing::sync_passes(store, &opts, out).await?;
+            let reports = crate::syncing::sync_passes(store, &opts, *passes, out).await?;
             let failed = reports.iter().any(|r| r.error.is_some());
             out.sync(&reports);
             if failed {

@@ -7,15 +7,17 @@ use memstr::MemoryStore;
 use crate::output::Out;
 
 /// The most passes one `memstr sync` (or `init --discover`) runs while a relay's read goes
-/// on: 100 passes of the default allowance are 50 million events (and, at a pass's 60 s
-/// deadline, up to 100 minutes; each pass says how far it got).
-const MAX_SYNC_PASSES: usize = 100;
+/// on, unless `memstr sync --passes` says otherwise: 100 passes of the default allowance
+/// are 50 million events (and, at a pass's 60 s deadline, up to 100 minutes; each pass says
+/// how far it got).
+pub(crate) const MAX_SYNC_PASSES: u16 = 100;
 
 /// Sync passes until every relay's read is complete (a new device's first pull of a large
 /// store takes several), saying on standard error how far it got after each unfinished one.
 pub(crate) async fn sync_passes(
     store: &MemoryStore,
     opts: &memstr::sync::SyncOptions,
+    max_passes: u16,
     out: &Out,
 ) -> Result<Vec<memstr::sync::RelayReport>> {
     let mut read = 0u64;
@@ -25,7 +27,7 @@ pub(crate) async fn sync_passes(
             out.sync_pass(pass, read);
         }
     };
-    Ok(store.sync_to_end(opts, MAX_SYNC_PASSES, on_pass).await?)
+    Ok(store.sync_to_end(opts, usize::from(max_passes), on_pass).await?)
 }
 
 /// The options every sync command runs with: progress on standard error, live events
