@@ -219,7 +219,9 @@ fn sqlite_varint(b: &[u8]) -> Option<(u64, usize)> {
     None
 }
 
-/// Records whose own words match the FTS5 expression `expr`.
+/// Records whose own words match the FTS5 expression `expr` (searches count with
+/// [`doc_freq_capped`]; the tests check against this).
+#[cfg(test)]
 pub(crate) fn doc_freq(conn: &Connection, expr: &str) -> Result<u64> {
     let mut stmt = conn.prepare_cached("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?1")?;
     Ok(stmt.query_row([own(expr)], |r| r.get::<_, i64>(0))? as u64)
