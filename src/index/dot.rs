@@ -3,11 +3,10 @@
 //! instructions the CPU running it has.
 //!
 //! The crate is built for the architecture's baseline (SSE2 on x86-64), so one binary runs
-//! anywhere. The same loop compiled for AVX2 runs about 3.8 times faster, and for
-//! AVX-512BW about 7 times (a 384-component dot: 83, 22 and 12 ns on this project's
-//! reference machine; docs/benchmarks.md). The variant is chosen once per process from
-//! what the CPU reports; every variant returns exactly the portable loop's sum (integer
-//! arithmetic, no reordering error).
+//! anywhere; the same loop compiled for AVX2 or AVX-512BW runs several times faster
+//! (`cargo run --release --example dot_bench`; figures in docs/benchmarks.md). The variant
+//! is chosen once per process from what the CPU reports; every variant returns exactly the
+//! portable loop's sum (integer arithmetic: no rounding to reorder).
 
 use std::sync::OnceLock;
 
