@@ -24,6 +24,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             _ => return Err(format!("usage: dot_bench [--points N] [--dims N] [--rounds N]; not {a}").into()),
         }
     }
+    if points == 0 || dims == 0 {
+        return Err("--points and --dims must be at least 1".into());
+    }
     // Deterministic components within ±127, as memstr quantizes them.
     let mut state = 0x2545_f491_4f6c_dd1du64;
     let data: Vec<i8> = (0..(points + 1) * dims)

@@ -64,9 +64,11 @@ pub enum Attack {
     FloodDuringCatchUp { bytes: usize, stall: Duration },
     /// Serves these event JSON values, as given, to every REQ, then EOSE.
     Serve(Vec<Value>),
-    /// Not an attack: an honest relay that is slow. Serves these events as a relay would
-    /// (`ids`, `since`, `until`, newest first up to `limit`), each answer after `wait`: a
-    /// pass that runs into its deadline, at a pace a test can count on.
+    /// Not an attack: an honest relay that is slow. Serves these events by the filter's
+    /// `ids`, `since`, `until` and `limit` (newest first; kinds, authors and tags are not
+    /// looked at, so a read of direct messages gets the same events again, as duplicates),
+    /// each answer after `wait`: a pass that runs into its deadline, at a pace a test can
+    /// count on.
     Slow { events: Vec<Value>, wait: Duration },
     /// Says this text wherever a relay speaks in words: a `NOTICE` on connect, `CLOSED` to
     /// every REQ, `NEG-ERR` to every NEG-OPEN, and `OK false` to every EVENT. For text that

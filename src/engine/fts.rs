@@ -227,7 +227,7 @@ pub(crate) fn doc_freq(conn: &Connection, expr: &str) -> Result<u64> {
     Ok(stmt.query_row([own(expr)], |r| r.get::<_, i64>(0))? as u64)
 }
 
-/// [`doc_freq`], counted no further than `cap + 1`: FTS5 walks every match to count
+/// The records whose own words match `expr`, counted no further than `cap + 1`: FTS5 walks every match to count
 /// them, so a word in half the store costs as much as reading half its postings, when all
 /// a caller may need to know is that it is past `cap`.
 pub(crate) fn doc_freq_capped(conn: &Connection, expr: &str, cap: u64) -> Result<u64> {

@@ -31,7 +31,8 @@ const SCAN_CAP: usize = 20_000;
 
 /// Document frequencies of query terms: the highest rowid and the count of indexed
 /// records they were counted at, and the frequencies, each with whether it is exact (else
-/// the word is in more records than that; see [`common_terms_dropped`]).
+/// the word is in at least that many records, more than the count reached; see
+/// [`common_terms_dropped`]).
 type DfCache = (u64, u64, std::collections::HashMap<String, (u64, bool)>);
 
 /// What searching keeps between searches.
@@ -140,14 +141,22 @@ fn common_terms_dropped(conn: &Connection, cache: &SearchState, terms: Vec<Strin
         };
         dfs.push(df);
     }
-    // Too few under it: counted again, four times further each round, until the rarest are
-    // known (on a large store most words are past the cap, and counting a common one in
-    // full reads its every posting). Past the store's size every count is exact.
+    // The rarest `MIN_TERMS` are known once that many counts are exact and every inexact
+    // one (a floor: the word is in more records than that) lies above them. Until then the
+    // words still in doubt are counted again, four times further each round (on a large
+    // store most words are past the cap, and counting a common one in full reads its every
+    // posting). Past the store's size every count is exact.
     let mut reach = cap;
-    while dfs.iter().filter(|(_, exact)| *exact).count() < MIN_TERMS {
+    loop {
+        let mut exact: Vec<u64> = dfs.iter().filter(|(_, exact)| *exact).map(|(df, _)| *df).collect();
+        exact.sort_unstable();
+        let rarest = exact.get(MIN_TERMS - 1).copied();
+        if rarest.is_some_and(|v| dfs.iter().all(|(df, exact)| *exact || *df > v)) {
+            break;
+        }
         reach = reach.saturating_mul(4);
         for (t, df) in terms.iter().zip(dfs.iter_mut()) {
-            // An inexact count is a floor: a word known to be past `reach` stays past it.
+            // A word known to be past `reach` stays past it.
             if !df.1 && df.0 <= reach {
                 let expr = fts_any(std::slice::from_ref(t)).unwrap_or_default();
                 let counted = fts::doc_freq_capped(conn, &expr, reach)?;
@@ -633,5 +642,14 @@ mod tests {
         let state = SearchState::default();
         common_terms_dropped(&conn, &state, queries[0].iter().map(|t| t.to_string()).collect()).unwrap();
         assert_eq!(relock(&state.df).2["everywhere"], (2001, false), "counted up to the cap and one more");
+        // A count made exact by an earlier query ("often", 2,100) is ranked against a word
+        // counted only to the cap ("half", at least 2,001; 2,500): the rarest two are
+        // "single" and "often", not "half".
+        let state = SearchState::default();
+        for q in [&["often", "everywhere", "single"][..], &["single", "often", "half"]] {
+            let terms: Vec<String> = q.iter().map(|t| t.to_string()).collect();
+            let kept = common_terms_dropped(&conn, &state, terms.clone()).unwrap();
+            assert_eq!(kept, dropped_counting_everything(&conn, &terms), "query {q:?} after the one before");
+        }
     }
 }

@@ -63,7 +63,7 @@ struct Budget<'a> {
 }
 
 impl<'a> Budget<'a> {
-    fn new(opts: &'a SyncOptions, url: &RelayUrl, report: &'a mut RelayReport) -> Self {
+    fn new(opts: &'a SyncOptions, url: &RelayUrl, report: &'a mut RelayReport, stop_at: tokio::time::Instant) -> Self {
         Budget {
             opts,
             url: url.to_string(),
@@ -75,16 +75,23 @@ impl<'a> Budget<'a> {
             newest: None,
             report,
             read: Resume { started: 0, until: 0, newest: None, full: false, dm: false },
-            stop_at: tokio::time::Instant::now() + opts.deadline,
+            stop_at,
         }
     }
 
-    /// Past the deadline: the error the pass ends with. Checked before each page is asked
-    /// for, so a page read is always written and counted: a pass cut in the middle of a
-    /// write (as [`Syncer::sync_relay`]'s own timeout does, a page's time later) would commit
-    /// the page and never count it.
-    fn out_of_time(&self) -> Option<Error> {
-        (tokio::time::Instant::now() >= self.stop_at).then(|| out_of_time(&self.url, self.opts, self.report))
+    /// Whether the pass is past its deadline. Checked before each page is asked for, so a
+    /// pass ends between pages and every page it read is written and counted: cut in the
+    /// middle of a write (as a timeout around the pass does), a page commits uncounted.
+    fn past_deadline(&self) -> bool {
+        tokio::time::Instant::now() >= self.stop_at
+    }
+
+    /// Ends the pass at its deadline: marks the report so (the caller then decides whether
+    /// the relay got anywhere) and returns the error.
+    fn stop_at_deadline(&mut self) -> Error {
+        self.report.out_of_time = true;
+        let secs = self.opts.deadline.as_secs_f64();
+        Error::relay(format!("{}: the pass did not finish within {secs} s; it goes on next time", self.url))
     }
 
     /// Caps for the read of one whole second: [`SyncOptions::boundary_events`], whatever is
@@ -122,9 +129,14 @@ impl<'a> Budget<'a> {
 
     /// Caps for the next page: what is left of the pass's allowance, within a page's own.
     fn page_caps(&mut self, events: usize) -> Result<PageCaps> {
-        if let Some(e) = self.out_of_time() {
-            return Err(e);
+        if self.past_deadline() {
+            return Err(self.stop_at_deadline());
         }
+        self.caps(events)
+    }
+
+    /// [`Budget::page_caps`] for a caller that has just checked the deadline itself.
+    fn caps(&mut self, events: usize) -> Result<PageCaps> {
         self.pages += 1;
         if self.pages > self.opts.max_pages {
             return Err(self.misbehaved(format!("more than {} pages in one pass", self.opts.max_pages)));
@@ -201,14 +213,21 @@ impl<S: SyncStorage> super::Syncer<S> {
             report.pending = self.pending_count(&url).await.unwrap_or(0);
             return report;
         }
-        // The pass stops asking for pages at the deadline (`Budget::out_of_time`); this cuts
-        // off what does not end by itself, one answer's time later: a stalled read, a push.
-        let timed = tokio::time::timeout(opts.deadline + opts.timeout, async {
+        // The pass stops asking for pages at the deadline (`Budget::past_deadline`); this
+        // cuts off what does not end by itself (a stalled read, a push, the NIP-77 rounds),
+        // two answers' time later: a read asked for just before the deadline may take one,
+        // and its authentication retry another.
+        let stop_at = tokio::time::Instant::now() + opts.deadline;
+        let timed = tokio::time::timeout(opts.deadline + 2 * opts.timeout, async {
             let mut conn = Connection::connect(&url, opts.connect_timeout, Some(self.auth_signer(&url))).await?;
-            self.pass(&mut conn, &info, opts, &mut report).await
+            self.pass(&mut conn, &info, opts, &mut report, stop_at).await
         })
         .await;
-        let outcome = timed.unwrap_or_else(|_| Err(out_of_time(url.as_str(), opts, &report)));
+        let outcome = match timed {
+            Ok(Err(_)) if report.out_of_time => Err(out_of_time(url.as_str(), opts, &report)),
+            Ok(outcome) => outcome,
+            Err(_) => Err(out_of_time(url.as_str(), opts, &report)),
+        };
         let clean = outcome.is_ok() && report.misbehaved.is_none();
         if let (Err(_), Some(at)) = (&outcome, report.resume) {
             // A read cut short (deadline, allowance, a failure): the next pass goes on here.
@@ -250,10 +269,11 @@ impl<S: SyncStorage> super::Syncer<S> {
         info: &RelayInfo,
         opts: &SyncOptions,
         report: &mut RelayReport,
+        stop_at: tokio::time::Instant,
     ) -> Result<()> {
         let url = conn.url().clone();
         let started = system_secs();
-        let mut budget = Budget::new(opts, &url, report);
+        let mut budget = Budget::new(opts, &url, report, stop_at);
         let negentropy = match info.negentropy {
             Some(known) => known,
             None => {
@@ -275,6 +295,8 @@ impl<S: SyncStorage> super::Syncer<S> {
                     self.relay_synced(&url, started, true).await?;
                     done = true;
                 }
+                // Out of time is not a failed session: the next pass reconciles again.
+                Err(e) if budget.report.out_of_time => return Err(e),
                 Err(e) => {
                     // Not capable after all: read as from a relay without NIP-77, and say so.
                     tracing::info!(relay = %url, error = %e, "NIP-77 session failed; reading with since");
@@ -381,19 +403,19 @@ impl<S: SyncStorage> super::Syncer<S> {
             // the violation count still stop a bad relay within a page).
             let mut waiting: Option<(ingest::Checked, (i64, i64), i64)> = None;
             loop {
-                if let Some(e) = budget.out_of_time() {
+                if budget.past_deadline() {
                     // The page checked last goes in before the pass ends: it was read.
                     if let Some((checked, window, next)) = waiting.take() {
                         let part = self.admit_checked(relay_source(conn.url(), window), checked).await?;
                         self.absorb_page(conn.url(), part, budget)?;
                         budget.reached(dm, next);
                     }
-                    return Err(e);
+                    return Err(budget.stop_at_deadline());
                 }
                 // Never ask for more than the pass may still read: an honest relay serving
                 // the page asked for never breaks a cap.
                 let limit = opts.page.min(budget.left());
-                let caps = budget.page_caps(limit)?;
+                let caps = budget.caps(limit)?;
                 let window = (lo, until);
                 let read = async {
                     if limit == 0 {

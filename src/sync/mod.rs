@@ -81,10 +81,11 @@ pub struct SyncOptions {
     pub page: usize,
     /// Events in flight when pushing.
     pub window: usize,
-    /// The most one pass with one relay may take, pull and push together. A relay that
-    /// has not finished by then is cut off (and marked misbehaving if the pass got
-    /// nowhere); the other relays never wait for it. A read cut off goes on where it
-    /// stopped on the next pass.
+    /// How long one pass with one relay reads, pull and push together: past it, no page is
+    /// asked for (the page in hand is written and counted first), and what does not end by
+    /// itself (a stalled read, the push) is cut off `2 × timeout` later. A relay that got
+    /// nowhere is marked misbehaving; the other relays never wait for it. A read stopped
+    /// here goes on where it stopped on the next pass.
     pub deadline: Duration,
     /// Pages one pass may read from one relay.
     pub max_pages: usize,
@@ -170,6 +171,10 @@ pub struct RelayReport {
     /// Where the read goes on next pass, while it is unfinished (kept when the pass stops).
     #[serde(skip)]
     pub(crate) resume: Option<crate::engine::books::Resume>,
+    /// The pass stopped at its deadline (not a failure of the relay's, unless it got
+    /// nowhere).
+    #[serde(skip)]
+    pub(crate) out_of_time: bool,
 }
 
 impl RelayReport {
@@ -193,6 +198,7 @@ impl RelayReport {
         self.pending = later.pending;
         self.error = later.error;
         self.resume = later.resume;
+        self.out_of_time = later.out_of_time;
     }
 }
 

@@ -88,17 +88,17 @@ impl<S: SyncStorage> super::Syncer<S> {
         let mut meter = LiveMeter::new(opts);
         let info = self.relay_info(url).await?.ok_or_else(|| Error::relay(format!("{url} was removed")))?;
         let mut report = RelayReport::default();
-        {
+        let done = {
             // The pass stops itself at the deadline, between pages; this cuts off a stall.
-            let catch_up =
-                tokio::time::timeout(opts.deadline + opts.timeout, self.pass(&mut conn, &info, opts, &mut report));
+            let stop_at = tokio::time::Instant::now() + opts.deadline;
+            let catch_up = tokio::time::timeout(
+                opts.deadline + 2 * opts.timeout,
+                self.pass(&mut conn, &info, opts, &mut report, stop_at),
+            );
             tokio::pin!(catch_up);
             loop {
                 tokio::select! {
-                    done = &mut catch_up => {
-                        done.map_err(|_| Error::relay(format!("{url}: catching up took over {} s", opts.deadline.as_secs())))??;
-                        break;
-                    }
+                    done = &mut catch_up => break done,
                     msg = live.next() => {
                         if !self.on_live(url, msg, &mut live, &mut meter).await? {
                             return Ok(());
@@ -106,6 +106,12 @@ impl<S: SyncStorage> super::Syncer<S> {
                     }
                 }
             }
+        };
+        let late = || Error::relay(format!("{url}: catching up took over {} s", opts.deadline.as_secs()));
+        match done {
+            Ok(Err(_)) if report.out_of_time => return Err(late()),
+            Ok(outcome) => outcome?,
+            Err(_) => return Err(late()),
         }
         if let Some(rule) = &report.misbehaved {
             self.relay_conduct(url, Some(rule)).await?;

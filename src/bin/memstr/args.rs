@@ -283,7 +283,7 @@ pub(crate) enum Command {
         watch: bool,
         /// Passes at most while a relay's read goes on (a new device's pull of a large
         /// store takes several, each up to a minute).
-        #[arg(long, value_name = "N", default_value_t = crate::syncing::MAX_SYNC_PASSES,
+        #[arg(long, value_name = "N", default_value_t = crate::syncing::DEFAULT_SYNC_PASSES,
               value_parser = clap::value_parser!(u16).range(1..), conflicts_with = "watch")]
         passes: u16,
     },

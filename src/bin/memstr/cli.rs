@@ -339,7 +339,8 @@ async fn dispatch(args: &Args, store: &MemoryStore, out: &Out) -> Result<ExitCod
                 if store.relays().await?.is_empty() {
                     bail!("no relay list found for this key: add a relay with `memstr relay add wss://...`");
                 }
-                let reports = crate::syncing::sync_passes(store, &opts, crate::syncing::MAX_SYNC_PASSES, out).await?;
+                let reports =
+                    crate::syncing::sync_passes(store, &opts, crate::syncing::DEFAULT_SYNC_PASSES, out).await?;
                 out.sync(&reports);
                 if reports.iter().any(|r| r.error.is_some()) {
                     return Ok(ExitCode::from(3));

@@ -114,7 +114,7 @@ pub(crate) async fn init(
                 memstr::sync::bootstrap_relays(bootstrap).join(", ")
             );
         }
-        let reports = crate::syncing::sync_passes(&store, &opts, crate::syncing::MAX_SYNC_PASSES, out).await?;
+        let reports = crate::syncing::sync_passes(&store, &opts, crate::syncing::DEFAULT_SYNC_PASSES, out).await?;
         out.sync(&reports);
         if reports.iter().any(|r| r.error.is_some()) {
             return Ok(ExitCode::from(3));

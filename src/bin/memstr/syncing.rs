@@ -10,7 +10,7 @@ use crate::output::Out;
 /// on, unless `memstr sync --passes` says otherwise: 100 passes of the default allowance
 /// are 50 million events (and, at a pass's 60 s deadline, up to 100 minutes; each pass says
 /// how far it got).
-pub(crate) const MAX_SYNC_PASSES: u16 = 100;
+pub(crate) const DEFAULT_SYNC_PASSES: u16 = 100;
 
 /// Sync passes until every relay's read is complete (a new device's first pull of a large
 /// store takes several), saying on standard error how far it got after each unfinished one.
