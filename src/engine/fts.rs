@@ -278,6 +278,19 @@ pub(crate) fn rows(conn: &Connection, rids: &[i64]) -> Result<Vec<(i64, Candidat
     Ok(out)
 }
 
+/// An in-memory connection holding only a `records_fts` table as the store makes it, for
+/// tests of what reads it.
+#[cfg(test)]
+pub(crate) fn bare_index() -> Connection {
+    let conn = Connection::open_in_memory().expect("an in-memory database");
+    conn.execute_batch(
+        "CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, context, \
+         tokenize = 'porter unicode61 remove_diacritics 2');",
+    )
+    .expect("FTS5 is built in");
+    conn
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,12 +329,7 @@ mod tests {
 
     #[test]
     fn summed_word_shares_are_the_any_word_bm25() {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, context, \
-             tokenize = 'porter unicode61 remove_diacritics 2');",
-        )
-        .unwrap();
+        let conn = bare_index();
         let words = ["birthday", "present", "dana", "garden", "paris", "train", "cake", "budget"];
         for i in 0..400i64 {
             let pick = |k: i64| words[((i * 7 + k * 3) % words.len() as i64) as usize];

@@ -125,19 +125,17 @@ fn common_terms_dropped(conn: &Connection, cache: &SearchState, terms: Vec<Strin
         return Ok(terms);
     }
     // Only a frequency up to `cap` can keep a word past the rarest `MIN_TERMS`, so words are
-    // counted that far; exactly only when too few are under it to tell the rarest apart.
+    // counted that far first: (the count, whether it is exact).
     let cap = limit.min(POSTING_BUDGET);
+    let count = |t: &String, reach: u64| -> Result<(u64, bool)> {
+        let counted = fts::doc_freq_capped(conn, &fts_any(std::slice::from_ref(t)).unwrap_or_default(), reach)?;
+        Ok((counted, counted <= reach))
+    };
     let mut dfs = Vec::with_capacity(terms.len());
     for t in &terms {
         let df = match cache.2.get(t) {
             Some(df) => *df,
-            None => {
-                let expr = fts_any(std::slice::from_ref(t)).unwrap_or_default();
-                let counted = fts::doc_freq_capped(conn, &expr, cap)?;
-                let df = (counted, counted <= cap);
-                cache.2.insert(t.clone(), df);
-                df
-            }
+            None => *cache.2.entry(t.clone()).or_insert(count(t, cap)?),
         };
         dfs.push(df);
     }
@@ -158,9 +156,7 @@ fn common_terms_dropped(conn: &Connection, cache: &SearchState, terms: Vec<Strin
         for (t, df) in terms.iter().zip(dfs.iter_mut()) {
             // A word known to be past `reach` stays past it.
             if !df.1 && df.0 <= reach {
-                let expr = fts_any(std::slice::from_ref(t)).unwrap_or_default();
-                let counted = fts::doc_freq_capped(conn, &expr, reach)?;
-                *df = (counted, counted <= reach);
+                *df = count(t, reach)?;
                 cache.2.insert(t.clone(), *df);
             }
         }
@@ -600,12 +596,7 @@ mod tests {
 
     #[test]
     fn words_counted_only_up_to_the_cap_keep_the_same_words() {
-        let conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch(
-            "CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, context, \
-             tokenize = 'porter unicode61 remove_diacritics 2');",
-        )
-        .unwrap();
+        let conn = fts::bare_index();
         // (word, in how many of the 5,000 records): the cap is 2,000 here.
         let words = [
             ("everywhere", 5000),
