@@ -208,6 +208,7 @@ fn mark_deleted(tx: &Transaction, rid: i64, event_id: &str) -> Result<()> {
         .execute(params![rid, VecState::Current])?;
     tx.prepare_cached("DELETE FROM vectors WHERE rid = ?1")?.execute([rid])?;
     tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?.execute([rid])?;
+    super::doc_sizes::changed(tx, rid)?;
     tx.prepare_cached("DELETE FROM events WHERE id = ?1")?.execute([event_id])?;
     super::episodes::defer(tx, &neighbours)
 }
@@ -319,6 +320,7 @@ pub(crate) fn upsert_record(
         tx.prepare_cached("DELETE FROM vectors WHERE rid = ?1")?.execute([rid])?;
     }
     tx.prepare_cached("DELETE FROM records_fts WHERE rowid = ?1")?.execute([rid])?;
+    super::doc_sizes::changed(tx, rid)?;
     if let (false, Some(text)) = (tombstone, row.text) {
         // A journal entry's row is written once, with its episode context.
         let context = match journal {

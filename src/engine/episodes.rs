@@ -106,6 +106,7 @@ pub(crate) fn refresh(tx: &Transaction, rids: &[i64]) -> Result<()> {
         if stored.as_deref() != Some(context.as_str()) {
             tx.prepare_cached("UPDATE records_fts SET context = ?2 WHERE rowid = ?1")?
                 .execute(params![rid, context])?;
+            super::doc_sizes::changed(tx, rid)?;
         }
     }
     Ok(())

@@ -94,14 +94,15 @@ pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64)
 /// keep these per word (the search's word cache).
 pub(crate) fn term_postings(conn: &Connection, term: &str, context: f64) -> Result<Vec<(i64, f64, bool)>> {
     let context = if context.is_finite() { context.max(0.0) } else { 0.0 };
+    // `memstr_bm25` is FTS5's `bm25` reading row sizes from memory (engine::doc_sizes).
     let sql = format!(
-        "SELECT rowid, bm25(records_fts, 3.0, 2.0, 1.0, {context:.4}), bm25(records_fts, 3.0, 2.0, 1.0, 0.0) \
+        "SELECT rowid, memstr_bm25(records_fts, 3.0, 2.0, 1.0, {context:.4}), memstr_holds(records_fts, 3) \
          FROM records_fts WHERE records_fts MATCH ?1 ORDER BY rowid"
     );
     let Some(expr) = crate::text::fts_any(&[term.to_string()]) else { return Ok(Vec::new()) };
     let mut stmt = conn.prepare_cached(&sql)?;
     let rows =
-        stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?, r.get::<_, f64>(2)? != 0.0)))?;
+        stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?, r.get::<_, i64>(2)? != 0)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -205,7 +206,7 @@ pub(crate) fn docs(conn: &Connection) -> Result<u64> {
 /// SQLite's varint (FTS5 writes its records with it): big-endian groups of 7 bits, the
 /// high bit set on every byte but the last, and a ninth byte of 8 bits. The value and the
 /// bytes it took; `None` when `b` ends first.
-fn sqlite_varint(b: &[u8]) -> Option<(u64, usize)> {
+pub(crate) fn sqlite_varint(b: &[u8]) -> Option<(u64, usize)> {
     let mut v = 0u64;
     for (i, &x) in b.iter().enumerate().take(9) {
         if i == 8 {
@@ -288,6 +289,7 @@ pub(crate) fn bare_index() -> Connection {
          tokenize = 'porter unicode61 remove_diacritics 2');",
     )
     .expect("FTS5 is built in");
+    super::doc_sizes::register(&conn, &Default::default()).expect("fts5 functions");
     conn
 }
 

@@ -9,6 +9,7 @@
 pub(crate) mod apply;
 #[cfg(feature = "sync")]
 pub(crate) mod books;
+pub(crate) mod doc_sizes;
 pub(crate) mod edges;
 pub(crate) mod episodes;
 #[cfg_attr(not(feature = "vectors"), allow(dead_code))]
@@ -164,6 +165,11 @@ impl Engine {
     /// Encrypted at rest (docs/encryption.md).
     pub(crate) fn encrypted(&self) -> bool {
         self.reader.encrypted()
+    }
+
+    /// Full-text row sizes in memory, for search's BM25 ([`doc_sizes`]).
+    pub(crate) fn doc_sizes(&self) -> &doc_sizes::DocSizes {
+        self.reader.sizes()
     }
 
     /// Notes that the running transaction changed events.

@@ -31,6 +31,8 @@ pub(crate) struct Opened {
 pub(crate) struct ReaderRecipe {
     read_only: bool,
     keys: Option<Arc<crate::at_rest::StoreKeys>>,
+    /// Row sizes for `memstr_bm25()`, registered on every connection.
+    sizes: Arc<super::doc_sizes::DocSizes>,
 }
 
 impl ReaderRecipe {
@@ -79,7 +81,13 @@ impl ReaderRecipe {
         // event, the relay's acknowledgement, episodes), and re-parsing them was half of a
         // pull's client time. rusqlite keeps 16 by default; the engine has over a hundred.
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+        super::doc_sizes::register(&conn, &self.sizes).map_err(Error::db(path))?;
         Ok(conn)
+    }
+
+    /// Row sizes for `memstr_bm25()` (engine::doc_sizes).
+    pub(crate) fn sizes(&self) -> &super::doc_sizes::DocSizes {
+        &self.sizes
     }
 
     /// Another reader: as the writer, but unable to write by mistake.
@@ -127,7 +135,7 @@ impl Engine {
                 crate::disk::restrict_file(FsPath::new(&name));
             }
         }
-        let recipe = ReaderRecipe { read_only, keys };
+        let recipe = ReaderRecipe { read_only, keys, sizes: Default::default() };
         let mut conn = recipe.connect(&path)?;
         if !read_only {
             let wal = |c: &Connection| -> rusqlite::Result<()> {
@@ -152,6 +160,15 @@ impl Engine {
         crate::at_rest::set_marker(&path, encrypted)?;
         let (device, mode) = meta_rows(&mut conn, &path, identity, read_only, options.d_tag_mode)?;
         let codec = Codec::new(identity.keys().clone(), mode)?;
+        // Row sizes load on another thread: a search meanwhile scores with FTS5's own
+        // lookup (the same scores), and opening does not wait (about 90 ms a million rows).
+        let loader = recipe.open(&path)?;
+        let sizes = recipe.sizes.clone();
+        let _ = std::thread::Builder::new().name("memstr-doc-sizes".into()).spawn(move || {
+            if let Err(e) = sizes.load(&loader) {
+                tracing::debug!("row sizes not loaded: {e}");
+            }
+        });
         let access = match (read_only, options.evaluate_only) {
             (true, _) => Access::ReadOnly,
             (false, true) => Access::Evaluate,

@@ -127,6 +127,7 @@ fn anonymize(tx: &Transaction, path: &str) -> Result<Option<i64>> {
         tx.execute("DELETE FROM vectors WHERE rid = ?1", [rid])?;
         super::links::forget(tx, rid)?;
         tx.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid])?;
+        super::doc_sizes::changed(tx, rid)?;
         tx.execute(
             "UPDATE records SET path = 'purged:' || d_tag || ':' || rid, domain = NULL, facet = NULL, key = NULL,
                  payload = NULL, text_hash = NULL, needs_vec = ?2, dirty = 0 WHERE rid = ?1",
@@ -173,6 +174,7 @@ pub(crate) fn after_purge(conn: &Connection) -> Result<()> {
     conn.execute_batch(
         "INSERT INTO records_fts(records_fts, rank) VALUES('secure-delete', 0);
          INSERT INTO records_fts(records_fts) VALUES('rebuild');
+         INSERT INTO fts_writes (rid) VALUES (0);
          PRAGMA secure_delete = OFF;
          VACUUM;",
     )?;

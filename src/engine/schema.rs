@@ -219,6 +219,15 @@ const MIGRATIONS: &[&str] = &[
     ALTER TABLE relays ADD COLUMN resume_full INTEGER;
     ALTER TABLE relays ADD COLUMN resume_dm INTEGER;
     "#,
+    // 13: which full-text rows were written, in order (engine::doc_sizes): searches keep
+    // each row's size in memory and re-read the sizes of the rows written since. Rids
+    // only; trimmed as it grows.
+    r#"
+    CREATE TABLE fts_writes (
+        seq INTEGER PRIMARY KEY,
+        rid INTEGER NOT NULL
+    ) STRICT;
+    "#,
 ];
 
 /// The schema version this build writes.

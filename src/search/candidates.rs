@@ -238,6 +238,8 @@ fn strength(cosine: Option<f64>, coverage: f64) -> f64 {
 /// the cosine of a record's vector with the query's.
 pub(crate) struct Ctx<'a> {
     pub cache: &'a SearchState,
+    /// Full-text row sizes for BM25.
+    pub sizes: &'a crate::engine::doc_sizes::DocSizes,
     pub life: &'a Lifecycle,
     pub graph: Option<&'a crate::lifecycle::graph::KnowledgeGraph>,
     pub now: f64,
@@ -321,7 +323,7 @@ pub(crate) fn candidates(
         false => None,
     };
     // Each searched word's postings, read once for the pass: BM25 below, coverage later.
-    let postings = ctx.cache.terms.postings(conn, &searched, w.context)?;
+    let postings = ctx.cache.terms.postings(conn, ctx.sizes, &searched, w.context)?;
     let mut lexical_all = match &fts_expr {
         // FTS5 sums one BM25 share per word: the kept shares give the same scores, within
         // what the filter admits.

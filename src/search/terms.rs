@@ -13,6 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
+use crate::engine::doc_sizes::DocSizes;
 use crate::engine::fts;
 use crate::error::Result;
 use crate::lifecycle::runtime::relock;
@@ -68,8 +69,34 @@ struct Inner {
 }
 
 impl TermCache {
-    /// The postings of each of `terms` (in order), read from `conn` where not cached.
-    pub(crate) fn postings(&self, conn: &Connection, terms: &[String], context: f64) -> Result<Vec<Arc<Postings>>> {
+    /// The postings of each of `terms` (in order), read from `conn` where not cached, their
+    /// scores with the row sizes of `sizes`.
+    pub(crate) fn postings(
+        &self,
+        conn: &Connection,
+        sizes: &DocSizes,
+        terms: &[String],
+        context: f64,
+    ) -> Result<Vec<Arc<Postings>>> {
+        // One read transaction: the stamp, the row sizes and the postings of one state.
+        let tx = match conn.is_autocommit() {
+            true => Some(conn.unchecked_transaction()?),
+            false => None,
+        };
+        let out = self.postings_in(conn, sizes, terms, context);
+        if let Some(tx) = tx {
+            tx.finish()?;
+        }
+        out
+    }
+
+    fn postings_in(
+        &self,
+        conn: &Connection,
+        sizes: &DocSizes,
+        terms: &[String],
+        context: f64,
+    ) -> Result<Vec<Arc<Postings>>> {
         let stamp = fts::index_stamp(conn)?;
         let mut out = Vec::with_capacity(terms.len());
         let mut missing = Vec::new();
@@ -92,6 +119,7 @@ impl TermCache {
             return Ok(out);
         }
         // Read outside the lock: other searches go on meanwhile.
+        sizes.refresh(conn)?;
         for &i in &missing {
             let rows = fts::term_postings(conn, &terms[i], context)?;
             let own_df = rows.iter().filter(|r| r.2).count() as u64;
