@@ -13,7 +13,13 @@
 //! rows' sizes. After applying them the map must hold as many rows and tokens as FTS5's
 //! own totals say; if not (a writer that does not log, the log trimmed past the map), it is
 //! read again whole.
+//!
+//! A search scores with the map its own read transaction was checked against
+//! ([`DocSizes::refresh`] returns it; [`with_sizes`] hands it to the statements on this
+//! thread): a search whose snapshot is older than the map scores with FTS5's lookup, and
+//! the map never goes back to it.
 
+use std::cell::RefCell;
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex};
 
@@ -29,6 +35,29 @@ const TRIM_EVERY: i64 = 4_096;
 /// Past this many entries to apply (or an eighth of the rows, when more), reading the map
 /// again is cheaper than one seek per entry.
 const REREAD_ABOVE: u64 = 8_192;
+
+/// A map of sizes by rid (size plus one; 0: not known).
+pub(crate) type Sizes = Arc<Vec<u32>>;
+
+thread_local! {
+    /// The map the statements this thread runs score with (see [`with_sizes`]).
+    static IN_USE: RefCell<Option<Sizes>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `memstr_bm25()` reading row sizes from `sizes` on this thread (`None`:
+/// FTS5's own lookup). The map must be the one [`DocSizes::refresh`] returned inside the
+/// read transaction `f` reads in.
+pub(crate) fn with_sizes<T>(sizes: Option<Sizes>, f: impl FnOnce() -> T) -> T {
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            IN_USE.with(|c| c.borrow_mut().take());
+        }
+    }
+    IN_USE.with(|c| *c.borrow_mut() = sizes);
+    let _clear = Clear;
+    f()
+}
 
 /// Notes that the full-text row of `rid` was written or deleted (`rid` 0: all of them), in
 /// the transaction that did it.
@@ -104,17 +133,17 @@ impl DocSizes {
         if let Some(tx) = tx {
             tx.finish()?;
         }
-        result
+        result.map(|_| ())
     }
 
-    fn read_all(&self, tx: &Connection) -> rusqlite::Result<()> {
+    fn read_all(&self, tx: &Connection) -> rusqlite::Result<Option<Sizes>> {
         let seq: Option<i64> = match tx.query_row("SELECT max(seq) FROM fts_writes", [], |r| r.get(0)) {
             Ok(seq) => seq,
             Err(_) => {
                 // No log to keep the map current by: FTS5's lookup it is.
                 let mut state = relock(&self.state);
                 *state = State { off: true, ..State::default() };
-                return Ok(());
+                return Ok(None);
             }
         };
         let mut sizes = Vec::new();
@@ -133,35 +162,37 @@ impl DocSizes {
                 tokens += size;
             }
         }
-        let agree = totals(tx)? == Some((rows, tokens));
+        let sizes = (totals(tx)? == Some((rows, tokens))).then(|| Arc::new(sizes));
         let mut state = relock(&self.state);
-        *state =
-            State { sizes: agree.then(|| Arc::new(sizes)), seq: seq.unwrap_or(0), rows, tokens, loaded: true, off: false };
-        Ok(())
+        *state = State { sizes: sizes.clone(), seq: seq.unwrap_or(0), rows, tokens, loaded: true, off: false };
+        Ok(sizes)
     }
 
-    /// Brings the map up to what `conn` sees (call it inside the read transaction the
-    /// scores are read in): applies the log's new entries, or reads the map again. Does
-    /// nothing before the first load.
-    pub(crate) fn refresh(&self, conn: &Connection) -> rusqlite::Result<()> {
+    /// The map as `conn` sees the index (call it inside the read transaction the scores
+    /// are read in): the map brought up to it (the log's new entries applied, or the map
+    /// read again), or `None` before the first load and when the map is already past what
+    /// `conn` sees (an older snapshot: FTS5's lookup serves it, and the map stays ahead).
+    pub(crate) fn refresh(&self, conn: &Connection) -> rusqlite::Result<Option<Sizes>> {
         let mut state = relock(&self.state);
         if state.off || !state.loaded {
-            return Ok(());
+            return Ok(None);
         }
         let last: i64 = conn.query_row("SELECT coalesce(max(seq), 0) FROM fts_writes", [], |r| r.get(0))?;
-        let pending = last.saturating_sub(state.seq) as u64;
-        let behind = last < state.seq;
-        if pending == 0 && !behind && state.sizes.is_some() {
-            return Ok(());
+        if last < state.seq {
+            return Ok(None);
+        }
+        let pending = (last - state.seq) as u64;
+        if pending == 0 && state.sizes.is_some() {
+            return Ok(state.sizes.clone());
         }
         let first: Option<i64> = conn
             .query_row("SELECT min(seq) FROM fts_writes WHERE seq > ?1", [state.seq], |r| r.get(0))
             .optional()?
             .flatten();
         let gap = first.is_some_and(|f| f != state.seq + 1);
-        if state.sizes.is_none() || behind || gap || pending > REREAD_ABOVE.max(state.rows / 8) {
+        if state.sizes.is_none() || gap || pending > REREAD_ABOVE.max(state.rows / 8) {
             drop(state);
-            return self.load(conn);
+            return self.reload(conn);
         }
         let mut all = false;
         {
@@ -198,14 +229,15 @@ impl DocSizes {
         }
         if all || totals(conn)? != Some((state.rows, state.tokens)) {
             drop(state);
-            return self.load(conn);
+            return self.reload(conn);
         }
-        Ok(())
+        Ok(state.sizes.clone())
     }
 
-    /// The map as it is now, for one statement's scores.
-    fn snapshot(&self) -> Option<Arc<Vec<u32>>> {
-        relock(&self.state).sizes.clone()
+    /// Reads the map again in `conn`'s transaction and returns it: it is of `conn`'s state,
+    /// whatever another search installs meanwhile.
+    fn reload(&self, conn: &Connection) -> rusqlite::Result<Option<Sizes>> {
+        Ok(self.read_all(conn)?.filter(|_| !conn.is_autocommit()))
     }
 
     /// Whether the map is loaded and agrees with FTS5.
@@ -215,23 +247,20 @@ impl DocSizes {
     }
 }
 
-/// Registers `memstr_bm25()` and `memstr_holds()` on `conn`, reading sizes from `sizes`.
+/// Registers `memstr_bm25()` and `memstr_holds()` on `conn` (sizes from [`with_sizes`]).
 ///
 /// - `memstr_bm25(table, weights...)`: FTS5's `bm25()`, the same arguments and result.
 /// - `memstr_holds(table, n)`: 1 when the query's first phrase occurs in one of the first
 ///   `n` columns of the row, else 0.
-pub(crate) fn register(conn: &Connection, sizes: &Arc<DocSizes>) -> rusqlite::Result<()> {
-    // SAFETY: `fts5_api` comes from SQLite for this connection, which outlives it; each
-    // function owns one strong count of `sizes`, released by `drop_sizes` when SQLite
-    // drops the function (the connection closes).
+pub(crate) fn register(conn: &Connection) -> rusqlite::Result<()> {
+    // SAFETY: `fts5_api` comes from SQLite for this connection, which outlives it; the
+    // functions keep no data of their own (the map comes from `with_sizes`).
     unsafe {
         let api = fts5_api(conn)?;
         let create = (*api).xCreateFunction.ok_or_else(|| misuse("fts5 xCreateFunction"))?;
         for (name, f) in [(c"memstr_bm25", bm25 as Fts5Fn), (c"memstr_holds", holds as Fts5Fn)] {
-            let data = Arc::into_raw(sizes.clone()) as *mut c_void;
-            let rc = create(api, name.as_ptr(), data, Some(f), Some(drop_sizes));
+            let rc = create(api, name.as_ptr(), std::ptr::null_mut(), Some(f), None);
             if rc != ffi::SQLITE_OK {
-                drop_sizes(data);
                 return Err(rusqlite::Error::SqliteFailure(ffi::Error::new(rc), Some("fts5 function".into())));
             }
         }
@@ -269,17 +298,13 @@ unsafe fn fts5_api(conn: &Connection) -> rusqlite::Result<*mut ffi::fts5_api> {
     }
 }
 
-unsafe extern "C" fn drop_sizes(data: *mut c_void) {
-    drop(Arc::from_raw(data as *const DocSizes));
-}
-
 /// What one statement's `memstr_bm25()` computes once: as FTS5's `Fts5Bm25Data`, and the
 /// map's snapshot.
 struct Query {
     idf: Vec<f64>,
     freq: Vec<f64>,
     avgdl: f64,
-    sizes: Option<Arc<Vec<u32>>>,
+    sizes: Option<Sizes>,
 }
 
 unsafe extern "C" fn drop_query(data: *mut c_void) {
@@ -298,8 +323,8 @@ unsafe fn query_data(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) ->
     if !found.is_null() {
         return Ok(found);
     }
-    let (Some(phrases), Some(row_count), Some(total), Some(query_phrase), Some(user)) =
-        (api.xPhraseCount, api.xRowCount, api.xColumnTotalSize, api.xQueryPhrase, api.xUserData)
+    let (Some(phrases), Some(row_count), Some(total), Some(query_phrase)) =
+        (api.xPhraseCount, api.xRowCount, api.xColumnTotalSize, api.xQueryPhrase)
     else {
         return Err(ffi::SQLITE_MISUSE);
     };
@@ -326,7 +351,7 @@ unsafe fn query_data(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) ->
         let v = x.ln();
         idf.push(if v <= 0.0 { 1e-6 } else { v });
     }
-    let sizes = (user(fts) as *const DocSizes).as_ref().and_then(DocSizes::snapshot);
+    let sizes = IN_USE.with(|c| c.borrow().clone());
     let data = Box::into_raw(Box::new(Query { idf, freq: vec![0.0; n], avgdl, sizes }));
     let rc = set(fts, data.cast(), Some(drop_query));
     if rc != ffi::SQLITE_OK {
@@ -370,7 +395,8 @@ unsafe extern "C" fn bm25(
                 *f += w;
             }
         }
-        let known = q.sizes.as_ref().and_then(|s| s.get(usize::try_from(rowid(fts)).ok()?).copied()).filter(|&v| v != 0);
+        let known =
+            q.sizes.as_ref().and_then(|s| s.get(usize::try_from(rowid(fts)).ok()?).copied()).filter(|&v| v != 0);
         let d = match known {
             Some(v) => f64::from(v - 1),
             None => {
@@ -440,12 +466,21 @@ mod tests {
 
     const WORDS: [&str; 8] = ["garden", "paris", "train", "cake", "budget", "sister", "marathon", "piano"];
 
-    fn index() -> (Connection, Arc<DocSizes>) {
+    fn index() -> (Connection, DocSizes) {
         let conn = crate::engine::fts::bare_index();
         conn.execute_batch("CREATE TABLE fts_writes (seq INTEGER PRIMARY KEY, rid INTEGER NOT NULL) STRICT;").unwrap();
-        let sizes = Arc::new(DocSizes::default());
-        register(&conn, &sizes).unwrap();
-        (conn, sizes)
+        (conn, DocSizes::default())
+    }
+
+    /// Refreshes the map and compares every score as a search would read them (in one
+    /// read transaction); how many scores looked their size up in FTS5's table.
+    fn refreshed_and_compared(conn: &Connection, sizes: &DocSizes) -> u64 {
+        let tx = conn.unchecked_transaction().unwrap();
+        let map = sizes.refresh(&tx).unwrap();
+        let before = FALLBACKS.with(Cell::get);
+        with_sizes(map, || assert_same_scores(&tx));
+        tx.finish().unwrap();
+        FALLBACKS.with(Cell::get) - before
     }
 
     fn text(seed: u64, words: usize) -> String {
@@ -464,7 +499,13 @@ mod tests {
                 .unwrap();
             let rows = stmt
                 .query_map([format!("\"{w}\"")], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?, r.get::<_, f64>(2)?, r.get::<_, bool>(3)?, r.get::<_, bool>(4)?))
+                    Ok((
+                        r.get::<_, i64>(0)?,
+                        r.get::<_, f64>(1)?,
+                        r.get::<_, f64>(2)?,
+                        r.get::<_, bool>(3)?,
+                        r.get::<_, bool>(4)?,
+                    ))
                 })
                 .unwrap();
             for row in rows {
@@ -512,12 +553,9 @@ mod tests {
                     changed(&tx, rid).unwrap();
                 }
                 tx.commit().unwrap();
-                let before = FALLBACKS.with(Cell::get);
-                sizes.refresh(&conn).unwrap();
+                let fallbacks = refreshed_and_compared(&conn, &sizes);
                 prop_assert!(sizes.loaded());
-                assert_same_scores(&conn);
-                let rows: i64 = conn.query_row("SELECT count(*) FROM records_fts", [], |r| r.get(0)).unwrap();
-                prop_assert!(rows == 0 || FALLBACKS.with(Cell::get) == before, "a score looked its size up");
+                prop_assert_eq!(fallbacks, 0, "a score looked its size up");
             }
         }
     }
@@ -534,11 +572,8 @@ mod tests {
         conn.execute("UPDATE records_fts SET context = 'garden garden piano' WHERE rowid = 7", []).unwrap();
         conn.execute("INSERT INTO records_fts (rowid, value) VALUES (51, 'cake')", []).unwrap();
         changed(&conn, 51).unwrap();
-        sizes.refresh(&conn).unwrap();
+        assert_eq!(refreshed_and_compared(&conn, &sizes), 0);
         assert!(sizes.loaded());
-        let before = FALLBACKS.with(Cell::get);
-        assert_same_scores(&conn);
-        assert_eq!(FALLBACKS.with(Cell::get), before);
     }
 
     #[test]
@@ -556,25 +591,61 @@ mod tests {
         }
         // Trimmed past the map's position: the entries it needs are gone.
         conn.execute("DELETE FROM fts_writes WHERE seq < (SELECT max(seq) FROM fts_writes)", []).unwrap();
-        sizes.refresh(&conn).unwrap();
+        assert_eq!(refreshed_and_compared(&conn, &sizes), 0);
         assert!(sizes.loaded());
-        let before = FALLBACKS.with(Cell::get);
-        assert_same_scores(&conn);
-        assert_eq!(FALLBACKS.with(Cell::get), before);
     }
 
     #[test]
     fn without_a_log_every_score_is_fts5s_own() {
         let conn = crate::engine::fts::bare_index();
         conn.execute("INSERT INTO records_fts (rowid, value) VALUES (1, 'garden paris')", []).unwrap();
-        let sizes = Arc::new(DocSizes::default());
-        register(&conn, &sizes).unwrap();
+        let sizes = DocSizes::default();
         sizes.load(&conn).unwrap();
-        sizes.refresh(&conn).unwrap();
+        assert!(refreshed_and_compared(&conn, &sizes) > 0);
         assert!(!sizes.loaded());
+    }
+
+    #[test]
+    fn a_search_older_than_the_map_scores_with_fts5s_lookup_and_leaves_the_map_ahead() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("m.db");
+        let writer = Connection::open(&path).unwrap();
+        writer
+            .execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 CREATE VIRTUAL TABLE records_fts USING fts5(key, themes, value, context);
+                 CREATE TABLE fts_writes (seq INTEGER PRIMARY KEY, rid INTEGER NOT NULL) STRICT;",
+            )
+            .unwrap();
+        let reader = Connection::open(&path).unwrap();
+        register(&reader).unwrap();
+        let write = |rid: i64, value: &str| {
+            writer.execute("DELETE FROM records_fts WHERE rowid = ?1", [rid]).unwrap();
+            writer.execute("INSERT INTO records_fts (rowid, value) VALUES (?1, ?2)", (rid, value)).unwrap();
+            changed(&writer, rid).unwrap();
+        };
+        for rid in 1..=20 {
+            write(rid, &text(rid as u64, 5));
+        }
+        let sizes = DocSizes::default();
+        sizes.load(&reader).unwrap();
+        // An older snapshot: its read transaction began before the next write.
+        let old = reader.unchecked_transaction().unwrap();
+        old.query_row("SELECT count(*) FROM fts_writes", [], |r| r.get::<_, i64>(0)).unwrap();
+        write(3, "garden garden garden garden garden garden garden paris");
+        // A newer search (on the writer's connection) brings the map past the old snapshot.
+        register(&writer).unwrap();
+        let newer = sizes.refresh(&writer).unwrap().expect("the map, current");
+        assert_eq!(newer[3], 8 + 1);
+        // The old snapshot gets no map: its scores come from FTS5's lookup, equal to bm25.
+        assert!(sizes.refresh(&old).unwrap().is_none());
         let before = FALLBACKS.with(Cell::get);
-        assert_same_scores(&conn);
+        with_sizes(None, || assert_same_scores(&old));
         assert!(FALLBACKS.with(Cell::get) > before);
+        drop(old);
+        // The map stayed ahead: a new read sees it current.
+        let now = reader.unchecked_transaction().unwrap();
+        assert_eq!(sizes.refresh(&now).unwrap().expect("current")[3], 8 + 1);
     }
 
     #[test]

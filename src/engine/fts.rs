@@ -101,8 +101,7 @@ pub(crate) fn term_postings(conn: &Connection, term: &str, context: f64) -> Resu
     );
     let Some(expr) = crate::text::fts_any(&[term.to_string()]) else { return Ok(Vec::new()) };
     let mut stmt = conn.prepare_cached(&sql)?;
-    let rows =
-        stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?, r.get::<_, i64>(2)? != 0)))?;
+    let rows = stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?, r.get::<_, i64>(2)? != 0)))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -289,7 +288,7 @@ pub(crate) fn bare_index() -> Connection {
          tokenize = 'porter unicode61 remove_diacritics 2');",
     )
     .expect("FTS5 is built in");
-    super::doc_sizes::register(&conn, &Default::default()).expect("fts5 functions");
+    super::doc_sizes::register(&conn).expect("fts5 functions");
     conn
 }
 

@@ -81,7 +81,7 @@ impl ReaderRecipe {
         // event, the relay's acknowledgement, episodes), and re-parsing them was half of a
         // pull's client time. rusqlite keeps 16 by default; the engine has over a hundred.
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-        super::doc_sizes::register(&conn, &self.sizes).map_err(Error::db(path))?;
+        super::doc_sizes::register(&conn).map_err(Error::db(path))?;
         Ok(conn)
     }
 

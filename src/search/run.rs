@@ -219,17 +219,16 @@ async fn ranked(
                 .context
                 .as_deref()
                 .filter(|_| life.options.behaviours.is_on(crate::lifecycle::Behaviour::ContextMatch));
-            let ctx =
-                Ctx {
-                    cache: &state,
-                    sizes: engine.doc_sizes(),
-                    life: &life,
-                    graph: graph.as_deref(),
-                    now,
-                    cosine_of: &cosine_of,
-                    span,
-                    context,
-                };
+            let ctx = Ctx {
+                cache: &state,
+                sizes: engine.doc_sizes(),
+                life: &life,
+                graph: graph.as_deref(),
+                now,
+                cosine_of: &cosine_of,
+                span,
+                context,
+            };
             let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
             let weak: Vec<f64> = cands.iter().map(|c| c.strength).filter(|s| *s < min_strength).collect();
             let below =

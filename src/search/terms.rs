@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
-use crate::engine::doc_sizes::DocSizes;
+use crate::engine::doc_sizes::{with_sizes, DocSizes};
 use crate::engine::fts;
 use crate::error::Result;
 use crate::lifecycle::runtime::relock;
@@ -118,13 +118,17 @@ impl TermCache {
         if missing.is_empty() {
             return Ok(out);
         }
-        // Read outside the lock: other searches go on meanwhile.
-        sizes.refresh(conn)?;
-        for &i in &missing {
-            let rows = fts::term_postings(conn, &terms[i], context)?;
-            let own_df = rows.iter().filter(|r| r.2).count() as u64;
-            out[i] = Arc::new(Postings { rows, own_df });
-        }
+        // Read outside the lock: other searches go on meanwhile. The row sizes are the
+        // ones this read transaction sees.
+        let map = sizes.refresh(conn)?;
+        with_sizes(map, || -> Result<()> {
+            for &i in &missing {
+                let rows = fts::term_postings(conn, &terms[i], context)?;
+                let own_df = rows.iter().filter(|r| r.2).count() as u64;
+                out[i] = Arc::new(Postings { rows, own_df });
+            }
+            Ok(())
+        })?;
         let mut inner = relock(&self.inner);
         // Kept only if nothing was written meanwhile (the read saw one state of the index).
         if inner.stamp == stamp {
