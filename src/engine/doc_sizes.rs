@@ -26,7 +26,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::ffi;
 use rusqlite::{Connection, OptionalExtension};
 
-use crate::lifecycle::runtime::relock;
+use super::relock;
 
 /// Log entries kept: older ones are trimmed, and a map further behind is read again whole.
 const LOG_KEEP: i64 = 100_000;

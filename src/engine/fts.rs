@@ -143,7 +143,7 @@ pub(crate) fn admitted(conn: &Connection, filter: &Filter, cap: usize) -> Result
     let (cond, mut values) = filter.sql(1);
     values.push(Value::Integer(cap as i64 + 1));
     let sql = format!(
-        "SELECT r.rid FROM records r WHERE r.deleted = 0 AND r.payload IS NOT NULL{cond} LIMIT ?{}",
+        "SELECT r.rid FROM records r WHERE r.deleted = 0 AND r.payload IS NOT NULL{cond} LIMIT ?{} + 0",
         values.len()
     );
     let mut stmt = conn.prepare_cached(&sql)?;
@@ -231,8 +231,8 @@ pub(crate) fn doc_freq(conn: &Connection, expr: &str) -> Result<u64> {
 /// them, so a word in half the store costs as much as reading half its postings, when all
 /// a caller may need to know is that it is past `cap`.
 pub(crate) fn doc_freq_capped(conn: &Connection, expr: &str, cap: u64) -> Result<u64> {
-    let mut stmt =
-        conn.prepare_cached("SELECT count(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?1 LIMIT ?2)")?;
+    let mut stmt = conn
+        .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?1 LIMIT ?2 + 0)")?;
     let limit = i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX);
     Ok(stmt.query_row(rusqlite::params![own(expr), limit], |r| r.get::<_, i64>(0))? as u64)
 }
@@ -368,6 +368,18 @@ mod tests {
             .sum();
         assert_eq!(own_rows as i64, own);
         assert!(own_rows < whole.len() * 2, "context-only rows are not counted as own");
+    }
+
+    #[test]
+    fn word_counts_are_not_prepared_again_each_time_they_run() {
+        let conn = bare_index();
+        conn.execute("INSERT INTO records_fts (rowid, value) VALUES (1, 'garden paris')", []).unwrap();
+        for cap in 1..=12 {
+            for word in ["garden", "paris", "train"] {
+                doc_freq_capped(&conn, &crate::text::fts_any(&[word.to_string()]).unwrap(), cap).unwrap();
+            }
+        }
+        assert_eq!(crate::engine::vectors::tests::reprepared(&conn, "SELECT count(*) FROM (SELECT 1"), 0);
     }
 
     #[test]

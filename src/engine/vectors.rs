@@ -60,21 +60,23 @@ pub(crate) struct Scope {
 }
 
 impl Scope {
-    /// The condition after `?1` (the limit), with its parameters from `?2`.
-    fn sql(&self) -> &'static str {
-        match (&self.persona_facet, self.persona_only) {
-            (Some(_), _) => " AND kind = ?3 AND domain = ?4 AND facet = ?5",
-            (None, true) => " AND kind = ?3",
-            (None, false) => "",
-        }
+    /// The condition on records waiting for a vector in the scope, its parameters from `?2`
+    /// (`?1` is the caller's). The state and the kind are written into the statement: a
+    /// partial index's condition compared with a bound value makes SQLite prepare the
+    /// statement again each time that value is bound.
+    fn sql(&self) -> String {
+        let persona = format!(" AND kind IN ({})", super::kinds::sql_list(&[RecordKind::Persona]));
+        let scope = match (&self.persona_facet, self.persona_only) {
+            (Some(_), _) => format!("{persona} AND domain = ?2 AND facet = ?3"),
+            (None, true) => persona,
+            (None, false) => String::new(),
+        };
+        format!("needs_vec = {} AND deleted = 0{scope}", VecState::Pending.code())
     }
 
     fn params(&self, first: i64) -> Vec<rusqlite::types::Value> {
         use rusqlite::types::Value;
-        let mut out = vec![Value::Integer(first), Value::Integer(VecState::Pending.code())];
-        if self.persona_only || self.persona_facet.is_some() {
-            out.push(Value::Text(RecordKind::Persona.as_str().into()));
-        }
+        let mut out = vec![Value::Integer(first)];
         if let Some((d, f)) = &self.persona_facet {
             out.push(Value::Text(d.clone()));
             out.push(Value::Text(f.clone()));
@@ -85,7 +87,7 @@ impl Scope {
 
 /// Records waiting for a vector in `scope`.
 pub(crate) fn count_pending(conn: &Connection, scope: &Scope) -> Result<usize> {
-    let sql = format!("SELECT count(*) FROM records WHERE needs_vec = ?2 AND deleted = 0 AND ?1 = ?1{}", scope.sql());
+    let sql = format!("SELECT count(*) FROM records WHERE {} AND ?1 = ?1", scope.sql());
     Ok(conn.query_row(&sql, params_from_iter(scope.params(0)), |r| r.get::<_, i64>(0))? as usize)
 }
 
@@ -93,11 +95,12 @@ pub(crate) fn count_pending(conn: &Connection, scope: &Scope) -> Result<usize> {
 pub(crate) type PendingRow = (i64, RecordKind, Option<String>, Option<String>);
 
 /// The newest `limit` records waiting for a vector in `scope` (the partial index on
-/// `needs_vec` holds them in rid order).
+/// `needs_vec` holds them in rid order). The limit is bound as `?1 + 0`: SQLite's planner
+/// reads a bare bound LIMIT's value, and then prepares the statement again each time it is
+/// bound.
 pub(crate) fn pending(conn: &Connection, scope: &Scope, limit: usize) -> Result<Vec<PendingRow>> {
     let sql = format!(
-        "SELECT rid, kind, payload, text_hash FROM records WHERE needs_vec = ?2 AND deleted = 0{} \
-         ORDER BY rid DESC LIMIT ?1",
+        "SELECT rid, kind, payload, text_hash FROM records WHERE {} ORDER BY rid DESC LIMIT ?1 + 0",
         scope.sql()
     );
     let mut stmt = conn.prepare_cached(&sql)?;
@@ -154,7 +157,7 @@ pub(crate) fn unsigned(tx: &Transaction, model: &str, limit: usize) -> Result<Ve
         .prepare_cached(
             "SELECT r.rid, r.key, v.text_hash, v.vec FROM records r JOIN vectors v ON v.rid = r.rid
              WHERE r.kind = ?3 AND r.deleted = 0 AND r.needs_vec = ?4
-               AND v.model = ?1 AND v.text_hash = r.text_hash LIMIT ?2",
+               AND v.model = ?1 AND v.text_hash = r.text_hash LIMIT ?2 + 0",
         )?
         .query_map(params![model, limit as i64, RecordKind::Persona, VecState::Unsigned], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
@@ -221,4 +224,52 @@ pub(crate) fn each_from(conn: &Connection, first_vid: i64, mut f: impl FnMut(i64
 pub(crate) fn by_vid(conn: &Connection, vid: i64) -> Result<Option<(i64, i64, Vec<u8>)>> {
     let mut stmt = conn.prepare_cached("SELECT vid, rid, vec FROM vectors WHERE vid = ?1")?;
     Ok(stmt.query_row([vid], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?)
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// How often SQLite prepared again the statements whose SQL starts with `start`.
+    pub(crate) fn reprepared(conn: &Connection, start: &str) -> i32 {
+        use rusqlite::ffi;
+        let mut total = 0;
+        // SAFETY: the connection is borrowed throughout; SQLite owns statements and text.
+        unsafe {
+            let mut stmt = ffi::sqlite3_next_stmt(conn.handle(), std::ptr::null_mut());
+            while !stmt.is_null() {
+                let sql = std::ffi::CStr::from_ptr(ffi::sqlite3_sql(stmt)).to_string_lossy().into_owned();
+                if sql.starts_with(start) {
+                    total += ffi::sqlite3_stmt_status(stmt, ffi::SQLITE_STMTSTATUS_REPREPARE, 0);
+                }
+                stmt = ffi::sqlite3_next_stmt(conn.handle(), stmt);
+            }
+        }
+        total
+    }
+
+    #[test]
+    fn pending_reads_are_not_prepared_again_each_time_they_run() {
+        let conn = Connection::open_in_memory().unwrap();
+        // The store's partial indexes on these columns, as schema.rs makes them.
+        let persona = super::super::kinds::sql_list(&[RecordKind::Persona]);
+        conn.execute_batch(&format!(
+            "CREATE TABLE records (rid INTEGER PRIMARY KEY, kind TEXT, payload TEXT, text_hash TEXT,
+                 needs_vec INTEGER NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0,
+                 domain TEXT, facet TEXT, key TEXT);
+             CREATE INDEX records_needs_vec ON records(needs_vec) WHERE needs_vec = 1;
+             CREATE INDEX records_persona ON records(domain, facet, key) WHERE kind IN ({persona});
+             INSERT INTO records (kind, needs_vec, domain, facet, key) VALUES ({persona}, 1, 'd', 'f', 'k');"
+        ))
+        .unwrap();
+        // A facet's scope binds its domain and facet, which SQLite's planner weighs: that
+        // one is prepared again when they are bound (not covered here).
+        let scopes = [Scope::default(), Scope { persona_only: true, persona_facet: None }];
+        for limit in 1..=12 {
+            for scope in &scopes {
+                assert_eq!(pending(&conn, scope, limit).unwrap().len(), 1);
+            }
+        }
+        assert_eq!(reprepared(&conn, "SELECT rid, kind, payload, text_hash FROM records"), 0);
+    }
 }
