@@ -28,6 +28,7 @@ pub(crate) struct Opened {
 }
 
 /// How every connection of a store is opened alike.
+#[derive(Clone)]
 pub(crate) struct ReaderRecipe {
     read_only: bool,
     keys: Option<Arc<crate::at_rest::StoreKeys>>,
@@ -162,10 +163,9 @@ impl Engine {
         let codec = Codec::new(identity.keys().clone(), mode)?;
         // Row sizes load on another thread: a search meanwhile scores with FTS5's own
         // lookup (the same scores), and opening does not wait (about 90 ms a million rows).
-        let loader = recipe.open(&path)?;
-        let sizes = recipe.sizes.clone();
+        let (loader, at) = (recipe.clone(), path.clone());
         let _ = std::thread::Builder::new().name("memstr-doc-sizes".into()).spawn(move || {
-            if let Err(e) = sizes.load(&loader) {
+            if let Err(e) = loader.open(&at).and_then(|conn| Ok(loader.sizes.load(&conn)?)) {
                 tracing::debug!("row sizes not loaded: {e}");
             }
         });

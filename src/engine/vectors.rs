@@ -113,8 +113,13 @@ pub(crate) fn pending(conn: &Connection, scope: &Scope, limit: usize) -> Result<
 /// A record with nothing to embed is not pending any more, unless its text changed since
 /// it was read (`hash`).
 pub(crate) fn mark_nothing_to_embed(tx: &Transaction, rid: i64, hash: Option<&str>) -> Result<()> {
-    tx.prepare_cached("UPDATE records SET needs_vec = ?3 WHERE rid = ?1 AND needs_vec = ?4 AND text_hash IS ?2")?
-        .execute(params![rid, hash, VecState::Current, VecState::Pending])?;
+    // States written in (see `Scope::sql`): bound, they would prepare it again each time.
+    let sql = format!(
+        "UPDATE records SET needs_vec = {} WHERE rid = ?1 AND needs_vec = {} AND text_hash IS ?2",
+        VecState::Current.code(),
+        VecState::Pending.code()
+    );
+    tx.prepare_cached(&sql)?.execute(params![rid, hash])?;
     Ok(())
 }
 
@@ -143,9 +148,12 @@ pub(crate) fn store(
 
 /// Whether any persona vector waits for its embedding event.
 pub(crate) fn any_unsigned(conn: &Connection) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT EXISTS(SELECT 1 FROM records WHERE kind = ?1 AND needs_vec = ?2 AND deleted = 0)")?
-        .query_row(params![RecordKind::Persona, VecState::Unsigned], |r| r.get(0))?)
+    let sql = format!(
+        "SELECT EXISTS(SELECT 1 FROM records WHERE kind IN ({}) AND needs_vec = {} AND deleted = 0)",
+        super::kinds::sql_list(&[RecordKind::Persona]),
+        VecState::Unsigned.code()
+    );
+    Ok(conn.prepare_cached(&sql)?.query_row([], |r| r.get(0))?)
 }
 
 /// A persona vector waiting for its embedding event: rid, key, text hash, vector bytes.
@@ -153,15 +161,16 @@ pub(crate) type UnsignedRow = (i64, String, String, Vec<u8>);
 
 /// Up to `limit` persona vectors of `model` waiting for their embedding event.
 pub(crate) fn unsigned(tx: &Transaction, model: &str, limit: usize) -> Result<Vec<UnsignedRow>> {
+    let sql = format!(
+        "SELECT r.rid, r.key, v.text_hash, v.vec FROM records r JOIN vectors v ON v.rid = r.rid
+         WHERE r.kind IN ({}) AND r.deleted = 0 AND r.needs_vec = {}
+           AND v.model = ?1 AND v.text_hash = r.text_hash LIMIT ?2 + 0",
+        super::kinds::sql_list(&[RecordKind::Persona]),
+        VecState::Unsigned.code()
+    );
     let rows = tx
-        .prepare_cached(
-            "SELECT r.rid, r.key, v.text_hash, v.vec FROM records r JOIN vectors v ON v.rid = r.rid
-             WHERE r.kind = ?3 AND r.deleted = 0 AND r.needs_vec = ?4
-               AND v.model = ?1 AND v.text_hash = r.text_hash LIMIT ?2 + 0",
-        )?
-        .query_map(params![model, limit as i64, RecordKind::Persona, VecState::Unsigned], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
+        .prepare_cached(&sql)?
+        .query_map(params![model, limit as i64], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
         .collect::<rusqlite::Result<_>>()?;
     Ok(rows)
 }
@@ -251,7 +260,8 @@ pub(crate) mod tests {
     #[test]
     fn pending_reads_are_not_prepared_again_each_time_they_run() {
         let conn = Connection::open_in_memory().unwrap();
-        // The store's partial indexes on these columns, as schema.rs makes them.
+        // The store's partial indexes on these columns (schema.rs writes `kind = 'persona'`;
+        // SQLite reads a one-item IN as `=`).
         let persona = super::super::kinds::sql_list(&[RecordKind::Persona]);
         conn.execute_batch(&format!(
             "CREATE TABLE records (rid INTEGER PRIMARY KEY, kind TEXT, payload TEXT, text_hash TEXT,

@@ -292,7 +292,7 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_persona(engine, &parts.vectors).await?;
     steps.done("embed persona memories");
-    let (similar, full, compared, memo) = similar_inputs(parts).await?;
+    let (similar, full, compared, memo, persona) = similar_inputs(parts).await?;
     steps.done("find similar pairs");
     let now = engine.now();
     let summarised = super::summary::summarise_trajectories(parts).await?;
@@ -302,19 +302,18 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     // Pruning is chosen on a reader and written `WRITE_BATCH` memories a transaction, each
     // judged again on the row it writes: the writer is never held for the whole store, so
     // a search's accesses and other writes get in between.
-    let due: Vec<(String, String, String)> = engine
-        .read({
-            let life = life.clone();
-            move |conn, engine| {
-                let now = engine.now();
-                Ok(records::all_persona(conn)?
-                    .into_iter()
-                    .filter(|(_, m)| prune_due(&life, m, now))
-                    .map(|(_, m)| (m.domain, m.facet, m.key))
-                    .collect())
-            }
-        })
-        .await?;
+    // Chosen from the persona as linking read it (each is judged again as it is written).
+    let choose = |persona: &[(i64, PersonaMemory)], now: f64| -> Vec<(String, String, String)> {
+        persona
+            .iter()
+            .filter(|(_, m)| prune_due(&life, m, now))
+            .map(|(_, m)| (m.domain.clone(), m.facet.clone(), m.key.clone()))
+            .collect()
+    };
+    let due = match &persona {
+        Some(persona) => choose(persona, now),
+        None => engine.read(move |conn, _| records::all_persona(conn)).await.map(|p| choose(&p, now))?,
+    };
     for chunk in due.chunks(WRITE_BATCH) {
         let chunk = chunk.to_vec();
         let part = parts
@@ -376,7 +375,13 @@ async fn cycle(parts: &Parts, coactive: BTreeMap<(String, String), u32>) -> Resu
     }
     steps.done("plan and write edges");
     if dreaming {
-        let dreamt = super::dreams::dream(parts, dream_pairs).await?;
+        // The persona as linking read it, with the memories pruning changed read again.
+        let read = persona.map(|p| {
+            let prune = &report.prune;
+            let touched = prune.transitions.iter().map(|t| &t.0).chain(&prune.archived).chain(&prune.deleted);
+            (p, touched.chain(&prune.marked).cloned().collect())
+        });
+        let dreamt = super::dreams::dream(parts, dream_pairs, read).await?;
         (report.insights, report.insights_written, report.insights_retired) =
             (dreamt.insights, dreamt.written, dreamt.retired);
         steps.done("dream");
@@ -504,7 +509,10 @@ fn edge_plan(
 /// Consolidation's pairs ([`link_pairs`], with the last cycle's memo): `(a, b,
 /// similarity, fresh)` by path, `a < b` (fresh: it involves a memory compared this cycle),
 /// whether every memory was compared and how many were, and the memo to keep.
-async fn similar_inputs(parts: &Parts) -> Result<(Vec<(String, String, f64, bool)>, bool, usize, MemoChanges)> {
+/// The similar pairs by path, whether every memory was compared, how many were, the memo's
+/// changes, and the persona as linking read it (every live persona memory, in address
+/// order; `None` when linking is off and read none).
+async fn similar_inputs(parts: &Parts) -> Result<SimilarInputs> {
     let life = &parts.life;
     let how = Compare {
         vectors_on: parts.vectors.is_some(),
@@ -519,7 +527,7 @@ async fn similar_inputs(parts: &Parts) -> Result<(Vec<(String, String, f64, bool
             let memo = crate::engine::links::load(conn)?;
             let l = link_pairs(conn, how, &vectors, Some(&memo))?;
             let persona = &l.persona;
-            let pairs = l
+            let pairs: Vec<(String, String, f64, bool)> = l
                 .pairs
                 .iter()
                 .zip(&l.fresh)
@@ -529,10 +537,19 @@ async fn similar_inputs(parts: &Parts) -> Result<(Vec<(String, String, f64, bool
                     (a, b, *sim, *fresh)
                 })
                 .collect();
-            Ok((pairs, l.full, l.compared, l.memo))
+            // As `records::all_persona` orders them: by address.
+            let read = (how.cap > 0).then(|| {
+                let mut read: Vec<(i64, PersonaMemory)> = l.persona.into_iter().map(|(_, rid, m)| (rid, m)).collect();
+                read.sort_by(|(_, a), (_, b)| (&a.domain, &a.facet, &a.key).cmp(&(&b.domain, &b.facet, &b.key)));
+                read
+            });
+            Ok((pairs, l.full, l.compared, l.memo, read))
         })
         .await
 }
+
+/// What [`similar_inputs`] returns.
+type SimilarInputs = (Vec<(String, String, f64, bool)>, bool, usize, MemoChanges, Option<Vec<(i64, PersonaMemory)>>);
 
 /// Recurring journal content among the entries since the last cycle, and the newest
 /// journal rid examined. A cluster qualifies with `recur_min` distinct episodes and

@@ -22,7 +22,7 @@ use crate::codec::{Path, Payload};
 use crate::engine::records;
 use crate::engine::write::forget_path;
 use crate::error::Result;
-use crate::model::{Insight, MemoryState};
+use crate::model::{Insight, MemoryState, PersonaMemory};
 use rules::Seen;
 
 /// What a cycle's dreaming left: the insights now stored, and how many records it wrote
@@ -38,7 +38,15 @@ pub(crate) struct Dreamt {
 /// Every rule over the current persona, then the difference with the stored insights
 /// written in one transaction (at most five kinds × [`MAX_PER_KIND`] records, and the
 /// retired ones). `similar` is the cycle's similar pairs by path.
-pub(crate) async fn dream(parts: &Parts, similar: Vec<(String, String, f64)>) -> Result<Dreamt> {
+///
+/// `read`: the persona as the cycle read it, and the addresses it changed since (read
+/// again here); `None`: read it now. Memories written by others meanwhile are seen by the
+/// next cycle.
+pub(crate) async fn dream(
+    parts: &Parts,
+    similar: Vec<(String, String, f64)>,
+    read: Option<ReadBefore>,
+) -> Result<Dreamt> {
     let life = parts.life.clone();
     let (found, stored, steps) = parts
         .engine
@@ -50,7 +58,11 @@ pub(crate) async fn dream(parts: &Parts, similar: Vec<(String, String, f64)>) ->
                 steps.push((name, t.elapsed().as_secs_f64()));
                 t = std::time::Instant::now();
             };
-            let seen = current(conn, &life, now)?;
+            let persona = match read {
+                Some((persona, changed)) => again(conn, persona, &changed)?,
+                None => records::all_persona(conn)?,
+            };
+            let seen = current(persona, &life, now);
             lap("dream: read the persona");
             let mut found = rules::hidden_connections(&seen, &similar);
             lap("dream: hidden connections");
@@ -97,10 +109,14 @@ pub(crate) async fn dream(parts: &Parts, similar: Vec<(String, String, f64)>) ->
         .await
 }
 
+/// The persona as a cycle read it (by address, as [`records::all_persona`]), and the
+/// addresses it changed since.
+pub(crate) type ReadBefore = (Vec<(i64, PersonaMemory)>, Vec<String>);
+
 /// The persona memories the rules read: every one not dissolved, replaced or archived,
 /// with its state now.
-fn current(conn: &Connection, life: &Lifecycle, now: f64) -> Result<Vec<Seen>> {
-    Ok(records::all_persona(conn)?
+fn current(persona: Vec<(i64, PersonaMemory)>, life: &Lifecycle, now: f64) -> Vec<Seen> {
+    persona
         .into_iter()
         .filter(|(_, m)| !m.is_superseded() && m.sync.life.archived_at.is_none())
         .map(|(_, memory)| {
@@ -111,7 +127,29 @@ fn current(conn: &Connection, life: &Lifecycle, now: f64) -> Result<Vec<Seen>> {
             Seen { path, memory, state }
         })
         .filter(|s| s.state != MemoryState::Dissolved)
-        .collect())
+        .collect()
+}
+
+/// `persona` (by address, as [`records::all_persona`]) with the memories at `changed`
+/// read again: as they are now, or gone.
+fn again(
+    conn: &Connection,
+    persona: Vec<(i64, PersonaMemory)>,
+    changed: &[String],
+) -> Result<Vec<(i64, PersonaMemory)>> {
+    if changed.is_empty() {
+        return Ok(persona);
+    }
+    let changed: std::collections::BTreeSet<&str> = changed.iter().map(String::as_str).collect();
+    let mut out: Vec<(i64, PersonaMemory)> =
+        persona.into_iter().filter(|(_, m)| !changed.contains(m.address().as_str())).collect();
+    for address in changed {
+        if let [domain, facet, key] = address.splitn(3, '/').collect::<Vec<_>>()[..] {
+            out.extend(records::persona(conn, Some(domain), Some(facet), Some(key))?);
+        }
+    }
+    out.sort_by(|(_, a), (_, b)| (&a.domain, &a.facet, &a.key).cmp(&(&b.domain, &b.facet, &b.key)));
+    Ok(out)
 }
 
 /// Insights as reports list them: by kind, strongest first, then by key.
