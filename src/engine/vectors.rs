@@ -260,7 +260,7 @@ pub(crate) mod tests {
     #[test]
     fn pending_reads_are_not_prepared_again_each_time_they_run() {
         let conn = Connection::open_in_memory().unwrap();
-        // The store's partial indexes on these columns (schema.rs writes `kind = 'persona'`;
+        // The store's partial indexes on these columns (schema.rs writes the kind with `=`;
         // SQLite reads a one-item IN as `=`).
         let persona = super::super::kinds::sql_list(&[RecordKind::Persona]);
         conn.execute_batch(&format!(
