@@ -63,6 +63,23 @@ pub(crate) fn with_sizes<T>(sizes: Option<Sizes>, f: impl FnOnce() -> T) -> T {
     f()
 }
 
+/// Runs `f` inside one read transaction on `conn`: the caller's, or one begun for it, so
+/// every read `f` makes sees one state of the store.
+pub(crate) fn in_read_transaction<T, E: From<rusqlite::Error>>(
+    conn: &Connection,
+    f: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
+    let tx = match conn.is_autocommit() {
+        true => Some(conn.unchecked_transaction()?),
+        false => None,
+    };
+    let out = f();
+    if let Some(tx) = tx {
+        tx.finish()?;
+    }
+    out
+}
+
 /// Notes that the full-text row of `rid` was written or deleted (`rid` 0: all of them), in
 /// the transaction that did it.
 pub(crate) fn changed(conn: &Connection, rid: i64) -> rusqlite::Result<()> {
@@ -149,16 +166,7 @@ impl DocSizes {
     /// log position and the totals are of one state). Called in the background when a
     /// store opens, and by [`DocSizes::refresh`] when applying the log would cost more.
     pub(crate) fn load(&self, conn: &Connection) -> rusqlite::Result<()> {
-        // Inside the caller's read transaction, when it has one.
-        let tx = match conn.is_autocommit() {
-            true => Some(conn.unchecked_transaction()?),
-            false => None,
-        };
-        let result = self.read_all(conn);
-        if let Some(tx) = tx {
-            tx.finish()?;
-        }
-        result.map(|_| ())
+        in_read_transaction(conn, || self.read_all(conn).map(|_| ()))
     }
 
     fn read_all(&self, tx: &Connection) -> rusqlite::Result<Option<Sizes>> {
@@ -390,6 +398,29 @@ unsafe fn query_data(api: &ffi::Fts5ExtensionApi, fts: *mut ffi::Fts5Context) ->
     Ok(data)
 }
 
+/// Calls `each(phrase, column)` for every instance of the query's phrases in the row.
+unsafe fn instances(
+    api: &ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    mut each: impl FnMut(c_int, c_int),
+) -> Result<(), c_int> {
+    let (Some(inst_count), Some(inst)) = (api.xInstCount, api.xInst) else { return Err(ffi::SQLITE_MISUSE) };
+    let mut n_inst = 0;
+    let rc = inst_count(fts, &mut n_inst);
+    if rc != ffi::SQLITE_OK {
+        return Err(rc);
+    }
+    for i in 0..n_inst {
+        let (mut ip, mut ic, mut io) = (0, 0, 0);
+        let rc = inst(fts, i, &mut ip, &mut ic, &mut io);
+        if rc != ffi::SQLITE_OK {
+            return Err(rc);
+        }
+        each(ip, ic);
+    }
+    Ok(())
+}
+
 /// FTS5's `fts5Bm25Function`, the row's size from the map where it is known.
 unsafe extern "C" fn bm25(
     api: *const ffi::Fts5ExtensionApi,
@@ -403,28 +434,16 @@ unsafe extern "C" fn bm25(
     let api = &*api;
     let result = (|| -> Result<f64, c_int> {
         let q = &mut *query_data(api, fts)?;
-        let (Some(inst_count), Some(inst), Some(rowid), Some(column_size)) =
-            (api.xInstCount, api.xInst, api.xRowid, api.xColumnSize)
-        else {
+        let (Some(rowid), Some(column_size)) = (api.xRowid, api.xColumnSize) else {
             return Err(ffi::SQLITE_MISUSE);
         };
         q.freq.iter_mut().for_each(|f| *f = 0.0);
-        let mut n_inst = 0;
-        let rc = inst_count(fts, &mut n_inst);
-        if rc != ffi::SQLITE_OK {
-            return Err(rc);
-        }
-        for i in 0..n_inst {
-            let (mut ip, mut ic, mut io) = (0, 0, 0);
-            let rc = inst(fts, i, &mut ip, &mut ic, &mut io);
-            if rc != ffi::SQLITE_OK {
-                return Err(rc);
-            }
+        instances(api, fts, |ip, ic| {
             let w = if n_val > ic { ffi::sqlite3_value_double(*values.add(ic as usize)) } else { 1.0 };
             if let Some(f) = q.freq.get_mut(ip as usize) {
                 *f += w;
             }
-        }
+        })?;
         let known =
             q.sizes.as_ref().and_then(|s| s.get(usize::try_from(rowid(fts)).ok()?).copied()).filter(|&v| v != 0);
         let d = match known {
@@ -460,27 +479,12 @@ unsafe extern "C" fn holds(
     n_val: c_int,
     values: *mut *mut ffi::sqlite3_value,
 ) {
-    let api = &*api;
-    let (Some(inst_count), Some(inst)) = (api.xInstCount, api.xInst) else {
-        return ffi::sqlite3_result_error_code(ctx, ffi::SQLITE_MISUSE);
-    };
     let columns = if n_val > 0 { ffi::sqlite3_value_int(*values) } else { 0 };
-    let mut n_inst = 0;
-    let rc = inst_count(fts, &mut n_inst);
-    if rc != ffi::SQLITE_OK {
-        return ffi::sqlite3_result_error_code(ctx, rc);
+    let mut held = false;
+    match instances(&*api, fts, |ip, ic| held |= ip == 0 && ic < columns) {
+        Ok(()) => ffi::sqlite3_result_int(ctx, c_int::from(held)),
+        Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
     }
-    for i in 0..n_inst {
-        let (mut ip, mut ic, mut io) = (0, 0, 0);
-        let rc = inst(fts, i, &mut ip, &mut ic, &mut io);
-        if rc != ffi::SQLITE_OK {
-            return ffi::sqlite3_result_error_code(ctx, rc);
-        }
-        if ip == 0 && ic < columns {
-            return ffi::sqlite3_result_int(ctx, 1);
-        }
-    }
-    ffi::sqlite3_result_int(ctx, 0)
 }
 
 #[cfg(test)]

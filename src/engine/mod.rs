@@ -339,31 +339,34 @@ impl Engine {
     /// compared with a partial index's condition), a parse per call on a hot path. Gives
     /// each one's SQL, runs and re-preparations.
     pub(crate) fn reprepared_statements(&self, runs: i32) -> Vec<(String, i32, i32)> {
-        fn walk(conn: &Connection, most: i32, out: &mut Vec<(String, i32, i32)>) {
-            use rusqlite::ffi;
-            // SAFETY: the connection is borrowed for the whole walk, so no statement is
-            // finalized meanwhile; SQLite owns the statements and the SQL text it returns.
-            unsafe {
-                let db = conn.handle();
-                let mut stmt = ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
-                while !stmt.is_null() {
-                    let again = ffi::sqlite3_stmt_status(stmt, ffi::SQLITE_STMTSTATUS_REPREPARE, 0);
-                    let ran = ffi::sqlite3_stmt_status(stmt, ffi::SQLITE_STMTSTATUS_RUN, 0);
-                    if ran >= most && again * 2 > ran {
-                        let sql = std::ffi::CStr::from_ptr(ffi::sqlite3_sql(stmt)).to_string_lossy().into_owned();
-                        out.push((sql, ran, again));
-                    }
-                    stmt = ffi::sqlite3_next_stmt(db, stmt);
-                }
-            }
-        }
-        let mut out = Vec::new();
-        walk(&relock(&self.conns.writer), runs, &mut out);
+        let mut out = statement_runs(&relock(&self.conns.writer));
         for conn in relock(&self.conns.idle).iter() {
-            walk(conn, runs, &mut out);
+            out.extend(statement_runs(conn));
         }
+        out.retain(|(_, ran, again)| *ran >= runs && again * 2 > *ran);
         out
     }
+}
+
+/// Every statement prepared on `conn`: its SQL, runs and re-preparations.
+#[cfg(test)]
+pub(crate) fn statement_runs(conn: &Connection) -> Vec<(String, i32, i32)> {
+    use rusqlite::ffi;
+    let mut out = Vec::new();
+    // SAFETY: the connection is borrowed for the whole walk, so no statement is finalized
+    // meanwhile; SQLite owns the statements and the SQL text it returns.
+    unsafe {
+        let db = conn.handle();
+        let mut stmt = ffi::sqlite3_next_stmt(db, std::ptr::null_mut());
+        while !stmt.is_null() {
+            let again = ffi::sqlite3_stmt_status(stmt, ffi::SQLITE_STMTSTATUS_REPREPARE, 0);
+            let ran = ffi::sqlite3_stmt_status(stmt, ffi::SQLITE_STMTSTATUS_RUN, 0);
+            let sql = std::ffi::CStr::from_ptr(ffi::sqlite3_sql(stmt)).to_string_lossy().into_owned();
+            out.push((sql, ran, again));
+            stmt = ffi::sqlite3_next_stmt(db, stmt);
+        }
+    }
+    out
 }
 
 /// Runs `f` on Tokio's blocking pool. A panic in `f` comes back as [`Error::Task`]; the

@@ -241,20 +241,7 @@ pub(crate) mod tests {
 
     /// How often SQLite prepared again the statements whose SQL starts with `start`.
     pub(crate) fn reprepared(conn: &Connection, start: &str) -> i32 {
-        use rusqlite::ffi;
-        let mut total = 0;
-        // SAFETY: the connection is borrowed throughout; SQLite owns statements and text.
-        unsafe {
-            let mut stmt = ffi::sqlite3_next_stmt(conn.handle(), std::ptr::null_mut());
-            while !stmt.is_null() {
-                let sql = std::ffi::CStr::from_ptr(ffi::sqlite3_sql(stmt)).to_string_lossy().into_owned();
-                if sql.starts_with(start) {
-                    total += ffi::sqlite3_stmt_status(stmt, ffi::SQLITE_STMTSTATUS_REPREPARE, 0);
-                }
-                stmt = ffi::sqlite3_next_stmt(conn.handle(), stmt);
-            }
-        }
-        total
+        crate::engine::statement_runs(conn).iter().filter(|(sql, ..)| sql.starts_with(start)).map(|r| r.2).sum()
     }
 
     #[test]

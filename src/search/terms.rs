@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
-use crate::engine::doc_sizes::{with_sizes, DocSizes};
+use crate::engine::doc_sizes::{in_read_transaction, with_sizes, DocSizes};
 use crate::engine::fts;
 use crate::error::Result;
 use crate::lifecycle::runtime::relock;
@@ -79,24 +79,10 @@ impl TermCache {
         context: f64,
     ) -> Result<Vec<Arc<Postings>>> {
         // One read transaction: the stamp, the row sizes and the postings of one state.
-        let tx = match conn.is_autocommit() {
-            true => Some(conn.unchecked_transaction()?),
-            false => None,
-        };
-        let out = self.postings_in(conn, sizes, terms, context);
-        if let Some(tx) = tx {
-            tx.finish()?;
-        }
-        out
+        in_read_transaction(conn, || self.read(conn, sizes, terms, context))
     }
 
-    fn postings_in(
-        &self,
-        conn: &Connection,
-        sizes: &DocSizes,
-        terms: &[String],
-        context: f64,
-    ) -> Result<Vec<Arc<Postings>>> {
+    fn read(&self, conn: &Connection, sizes: &DocSizes, terms: &[String], context: f64) -> Result<Vec<Arc<Postings>>> {
         let stamp = fts::index_stamp(conn)?;
         let mut out = Vec::with_capacity(terms.len());
         let mut missing = Vec::new();
