@@ -1,5 +1,5 @@
-//! Maps keyed by the numbers this store's SQLite hands out (record rids, vector vids), hashed
-//! with one multiplication.
+//! Maps keyed by the numbers this store's SQLite hands out (record rids, vector vids), or
+//! by two such numbers packed in one, hashed with one multiplication and a fold.
 //!
 //! The standard map's SipHash resists keys chosen to collide; these keys are row ids, never
 //! chosen by anyone outside, and SipHash was most of the time spent building the vector
@@ -8,13 +8,17 @@
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
 
-/// Hashes an `i64` key with one multiplication by an odd constant.
+/// Hashes an `i64` key with one multiplication by an odd constant, then folds the high
+/// half onto the low one.
 #[derive(Default, Clone, Copy)]
 pub(crate) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
-        self.0
+        // A product's low bits depend only on the key's low bits, and the map picks a
+        // bucket by the low bits: without the fold, keys that differ only above them (a
+        // pair packed as `a << 32 | b`) share a bucket, and 600,000 pairs took 3 s to insert.
+        self.0 ^ (self.0 >> 32)
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
@@ -36,3 +40,23 @@ pub(crate) type IdMap<V> = HashMap<i64, V, BuildHasherDefault<IdHasher>>;
 
 /// A set of rids or vids.
 pub(crate) type IdSet = HashSet<i64, BuildHasherDefault<IdHasher>>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Keys that differ only in their high half (pairs packed as `a << 32 | b`, `b` fixed)
+    /// land in different buckets: the low bits of their hashes differ.
+    #[test]
+    fn packed_pairs_spread_over_the_low_bits() {
+        let low_bits = |key: i64| {
+            let mut h = IdHasher::default();
+            h.write_i64(key);
+            h.finish() & 0xffff
+        };
+        let distinct: HashSet<u64> = (0..1_000i64).map(|a| low_bits((a << 32) | 7)).collect();
+        assert!(distinct.len() > 950, "{} distinct buckets of 1000 keys", distinct.len());
+        let rids: HashSet<u64> = (0..1_000i64).map(low_bits).collect();
+        assert!(rids.len() > 950, "{} distinct buckets of 1000 rids", rids.len());
+    }
+}

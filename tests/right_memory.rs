@@ -226,6 +226,36 @@ async fn every_hit_says_where_it_stands() {
     }
 }
 
+/// Consolidation links each memory to at most `link_max_per_memory` others, so among 40
+/// memories sharing two themes it leaves most pairs unlinked; introspection still lists
+/// its full 20, none of them a pair consolidation linked. Filtering the best 20 after
+/// choosing them listed only those the cycle happened to miss (none at 100,000 memories).
+#[tokio::test]
+async fn suggestions_are_the_best_pairs_consolidation_left_unlinked() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = open(dir.path(), false).await;
+    for i in 0..40 {
+        let input = PersonaInput::new("projects", "facts", &format!("m{i:02}"), &format!("Fact number {i} of forty"))
+            .themes(["beacon", "mobile"].map(String::from));
+        store.persona_remember(input).await.unwrap();
+    }
+    let report = store.consolidate().await.unwrap();
+    assert!(report.linked >= 20, "{report:?}");
+    let r = store.persona_introspect().await.unwrap();
+    assert_eq!(r.suggested_connections.len(), 20, "{:?}", r.suggested_connections);
+    let mut linked = 0;
+    for (a, b) in &r.suggested_connections {
+        let near = store.graph_neighbours(&format!("projects/facts/{a}")).await.unwrap();
+        assert!(!near.iter().any(|n| n.id.ends_with(&format!("/{b}"))), "{a} and {b} are linked: {near:?}");
+        linked += near.len();
+    }
+    assert!(linked > 0, "the suggested memories have links of their own");
+    // Strongest first: all share two themes, so by keys.
+    let mut sorted = r.suggested_connections.clone();
+    sorted.sort();
+    assert_eq!(sorted, r.suggested_connections);
+}
+
 #[tokio::test]
 async fn consolidate_links_what_introspect_suggests() {
     let dir = tempfile::tempdir().unwrap();

@@ -4,8 +4,9 @@
 //! Every list in the report is sorted, so the same persona always gives the same report.
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
+use crate::ids::{IdMap, IdSet};
 use crate::model::{IntrospectionReport, MemoryState, PersonaMemory};
 
 /// Default of [`IntrospectOptions::max_listed`]: 50 entries of keys up to 256 bytes fit
@@ -72,6 +73,35 @@ pub fn introspect(
     options: &IntrospectOptions,
     now: f64,
 ) -> IntrospectionReport {
+    // Each key pair as a pair of memories holding the keys: similarity is a key's.
+    let mut holder: HashMap<&str, usize> = HashMap::new();
+    for (i, (m, _, _)) in memories.iter().enumerate() {
+        holder.entry(m.key.as_str()).or_insert(i);
+    }
+    let similar: Vec<(usize, usize, f64)> = similar
+        .iter()
+        .filter_map(|(a, b, sim)| Some((*holder.get(a.as_str())?, *holder.get(b.as_str())?, *sim)))
+        .collect();
+    let never = |_: &str, _: &str| Ok::<_, std::convert::Infallible>(false);
+    match introspect_linked(memories, &similar, options, now, never) {
+        Ok(report) => report,
+        Err(never) => match never {},
+    }
+}
+
+/// [`introspect`] with `similar` pairs of positions in `memories` (a pair's similarity is
+/// that of the two keys), and pairs of keys linked outside the memories (the store's
+/// learned edges): `linked(a, b)` says whether they are, and a linked pair is never
+/// suggested. It is asked only of pairs that would make the list, so the list holds the
+/// best pairs not yet linked however many better ones there are. Its first error is
+/// returned.
+pub(crate) fn introspect_linked<E>(
+    memories: &[(&PersonaMemory, f64, MemoryState)],
+    similar: &[(usize, usize, f64)],
+    options: &IntrospectOptions,
+    now: f64,
+    mut linked: impl FnMut(&str, &str) -> Result<bool, E>,
+) -> Result<IntrospectionReport, E> {
     let mut report =
         IntrospectionReport { total_memories: memories.len() as u64, timestamp: now, ..Default::default() };
     for (_, _, state) in memories {
@@ -152,7 +182,8 @@ pub fn introspect(
     report.suggested_compressions =
         per_domain.into_iter().filter(|(_, n)| *n > options.compress_domain).map(|(d, _)| d.to_string()).collect();
 
-    report.suggested_connections = suggest_connections(memories, similar, &edges, &contradicting, options);
+    report.suggested_connections =
+        suggest_connections(memories, similar, &edges, &contradicting, options, &mut linked)?;
 
     // Beliefs and decisions a newer memory contradicts while nothing has replaced them,
     // and the stale beliefs.
@@ -172,24 +203,54 @@ pub fn introspect(
     report.overloaded_facets.truncate(cap);
     report.suggested_revisions.truncate(cap);
     report.suggested_compressions.truncate(cap);
-    report
+    Ok(report)
 }
 
 /// Pairs of live memories sharing enough themes or similar enough, not yet linked either
-/// way (by a connection or a contradiction).
-fn suggest_connections<'a>(
-    memories: &'a [(&'a PersonaMemory, f64, MemoryState)],
-    similar: &'a [(String, String, f64)],
+/// way (by a connection, a contradiction, or `linked`).
+///
+/// Keys are numbered in their sorted order, so pairs hash, compare and rank as numbers
+/// the way they would as keys: at 100,000 memories millions of pairs share two themes,
+/// and hashing and comparing their key strings was most of a review's time.
+fn suggest_connections<E>(
+    memories: &[(&PersonaMemory, f64, MemoryState)],
+    similar: &[(usize, usize, f64)],
     edges: &BTreeSet<(&str, &str)>,
     contradicting: &BTreeSet<(String, String)>,
     options: &IntrospectOptions,
-) -> Vec<(String, String)> {
+    linked: &mut impl FnMut(&str, &str) -> Result<bool, E>,
+) -> Result<Vec<(String, String)>, E> {
     let live: Vec<&PersonaMemory> = memories
         .iter()
         .filter(|(_, _, s)| matches!(s, MemoryState::Active | MemoryState::Fading))
         .map(|(m, _, _)| *m)
         .collect();
-    let live_keys: BTreeSet<&str> = live.iter().map(|m| m.key.as_str()).collect();
+    let mut keys: Vec<&str> = live.iter().map(|m| m.key.as_str()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    // A map rather than a binary search: the keys' bytes lie all over the heap, and 17
+    // probes into them for each of 600,000 similar pairs took two seconds.
+    let numbers: HashMap<&str, u32> = keys.iter().enumerate().map(|(n, k)| (*k, n as u32)).collect();
+    let number = |k: &str| numbers.get(k).copied();
+    let numbered: Vec<u32> = live.iter().map(|m| numbers[m.key.as_str()]).collect();
+    let pairs_of = |a: &str, b: &str| Some(code(number(a)?, number(b)?));
+    let taken: IdSet = edges
+        .iter()
+        .map(|(a, b)| (*a, *b))
+        .chain(contradicting.iter().map(|(a, b)| (a.as_str(), b.as_str())))
+        .filter_map(|(a, b)| pairs_of(a, b))
+        .collect();
+    // Each memory's key's number, when the key is live.
+    let number_at: Vec<Option<u32>> = memories.iter().map(|(m, _, _)| number(&m.key)).collect();
+    let mut similarity: IdMap<f64> = IdMap::default();
+    for (i, j, sim) in similar {
+        let (Some(Some(a)), Some(Some(b))) = (number_at.get(*i), number_at.get(*j)) else { continue };
+        if a != b {
+            let c = code(*a, *b);
+            let e = similarity.entry(c).or_insert(*sim);
+            *e = e.max(*sim);
+        }
+    }
 
     // Shared themes through an index over the rarest of each memory's themes
     // ([`super::pairs::set_pairs`]), so only pairs that can share enough are visited, and
@@ -215,85 +276,150 @@ fn suggest_connections<'a>(
         .collect();
     let order: Vec<usize> = (0..live.len()).collect();
     let min_shared = options.shared_themes.max(1);
-    let similarity: HashMap<(&str, &str), f64> = similar.iter().fold(HashMap::new(), |mut m, (a, b, sim)| {
-        let e = m.entry(pair(a, b)).or_insert(*sim);
-        *e = e.max(*sim);
-        m
-    });
-    let wanted = |p: (&str, &str)| {
-        p.0 != p.1
-            && !edges.contains(&p)
-            && !contradicting.contains(&(p.0.to_string(), p.1.to_string()))
-            && !contradicting.contains(&(p.1.to_string(), p.0.to_string()))
-    };
-    // Only the best `max_suggested_connections` are listed: kept in a bounded heap (the
-    // weakest on top) rather than every pair sharing themes, which at 100,000 memories
-    // is millions.
-    let cap = options.max_suggested_connections;
-    let mut best: BinaryHeap<Reverse<Ranked<'a>>> = BinaryHeap::new();
-    let mut offer = |p: (&'a str, &'a str), n: usize, sim: f64| {
-        if cap == 0 || !wanted(p) {
-            return;
+    let mut best =
+        Best { cap: options.max_suggested_connections, kept: BinaryHeap::new(), taken, judged: IdMap::default() };
+    let mut themed = IdSet::default();
+    let mut failed = None;
+    // Passes from the most themes a pair could share down to the fewest suggested: once
+    // the list is full of pairs sharing at least k, no pair sharing fewer can make it, and
+    // the passes for fewer (whose candidates are many more) are not run.
+    let most = sets.iter().map(Vec::len).max().unwrap_or(0);
+    let mut settled = false;
+    for k in (min_shared..=most).rev() {
+        if sets.iter().filter(|s| s.len() >= k).nth(1).is_none() {
+            continue;
         }
-        let r = Ranked { shared: n, similarity: sim, pair: p };
-        if best.len() >= cap && best.peek().is_some_and(|w| w.0 >= r) {
-            return;
-        }
-        // A key in two facets can make the same pair twice: the better one stays.
-        if let Some(old) = best.iter().find(|x| x.0.pair == r.pair) {
-            if old.0 >= r {
-                return;
+        super::pairs::set_pairs_while(&sets, &order, super::pairs::SetRule::Overlap(k), |i, j| {
+            let n = super::pairs::shared(&sets[i], &sets[j]);
+            // Fewer shared themes than the weakest kept pair cannot make the list, whatever
+            // the similarity: the common case once the list is full, decided without a lookup.
+            if n < min_shared || best.full() && best.weakest_shared() > n {
+                return true;
             }
-            let mut rest = std::mem::take(&mut best).into_vec();
-            rest.retain(|x| x.0.pair != r.pair);
-            best = rest.into();
+            let c = code(numbered[i], numbered[j]);
+            let sim = similarity.get(&c).copied().unwrap_or(0.0);
+            if sim >= options.similar {
+                themed.insert(c);
+            }
+            match best.offer(c, n, sim, &keys, linked) {
+                Ok(()) => true,
+                Err(e) => {
+                    failed = Some(e);
+                    false
+                }
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
         }
-        if best.len() >= cap {
-            best.pop();
-        }
-        best.push(Reverse(r));
-    };
-    let mut themed: HashSet<(&str, &str)> = HashSet::new();
-    super::pairs::set_pairs(&sets, &order, super::pairs::SetRule::Overlap(min_shared), |i, j| {
-        let n = super::pairs::shared(&sets[i], &sets[j]);
-        if n < min_shared {
-            return;
-        }
-        let p = pair(&live[i].key, &live[j].key);
-        let sim = similarity.get(&p).copied().unwrap_or(0.0);
-        if sim >= options.similar {
-            themed.insert(p);
-        }
-        offer(p, n, sim);
-    });
-    for (p, sim) in &similarity {
-        if *sim >= options.similar && !themed.contains(p) && live_keys.contains(p.0) && live_keys.contains(p.1) {
-            offer(*p, 0, *sim);
+        if best.full() && best.weakest_shared() >= k {
+            settled = true;
+            break;
         }
     }
-    let mut out: Vec<Ranked> = best.into_iter().map(|r| r.0).collect();
+    // Pairs similar enough without the themes, when the list has room for pairs sharing
+    // none: in key order, so the same pairs are asked of `linked` whatever the map's order.
+    if !settled {
+        let mut alike: Vec<(i64, f64)> =
+            similarity.into_iter().filter(|(c, sim)| *sim >= options.similar && !themed.contains(c)).collect();
+        alike.sort_unstable_by_key(|(c, _)| *c);
+        for (c, sim) in alike {
+            best.offer(c, 0, sim, &keys, linked)?;
+        }
+    }
+    let mut out: Vec<Ranked> = best.kept.into_iter().map(|r| r.0).collect();
     out.sort_by(|x, y| y.cmp(x));
-    out.into_iter().map(|r| (r.pair.0.to_string(), r.pair.1.to_string())).collect()
+    Ok(out.into_iter().map(|r| (keys[r.pair.0 as usize].to_string(), keys[r.pair.1 as usize].to_string())).collect())
+}
+
+/// Two numbered keys as one number, the smaller first (a pair either way is one pair).
+fn code(a: u32, b: u32) -> i64 {
+    (i64::from(a.min(b)) << 32) | i64::from(a.max(b))
+}
+
+/// The best `cap` suggestions so far, kept in a bounded heap (the weakest on top) rather
+/// than every pair sharing themes, which at 100,000 memories is millions.
+struct Best {
+    cap: usize,
+    kept: BinaryHeap<Reverse<Ranked>>,
+    /// Pairs linked by a connection or a contradiction.
+    taken: IdSet,
+    /// What `linked` said of each pair it was asked about.
+    judged: IdMap<bool>,
+}
+
+impl Best {
+    fn full(&self) -> bool {
+        self.kept.len() >= self.cap
+    }
+
+    fn weakest_shared(&self) -> usize {
+        self.kept.peek().map_or(0, |w| w.0.shared)
+    }
+
+    fn offer<E>(
+        &mut self,
+        c: i64,
+        shared: usize,
+        similarity: f64,
+        keys: &[&str],
+        linked: &mut impl FnMut(&str, &str) -> Result<bool, E>,
+    ) -> Result<(), E> {
+        let pair = ((c >> 32) as u32, (c & 0xffff_ffff) as u32);
+        let r = Ranked { shared, similarity, pair };
+        if self.cap == 0 || pair.0 == pair.1 || self.full() && self.kept.peek().is_some_and(|w| w.0 >= r) {
+            return Ok(());
+        }
+        if self.taken.contains(&c) {
+            return Ok(());
+        }
+        // A key in two facets can make the same pair twice: the better one stays.
+        if let Some(old) = self.kept.iter().find(|x| x.0.pair == pair) {
+            if old.0 >= r {
+                return Ok(());
+            }
+            let mut rest = std::mem::take(&mut self.kept).into_vec();
+            rest.retain(|x| x.0.pair != pair);
+            self.kept = rest.into();
+        } else {
+            let is_linked = match self.judged.get(&c) {
+                Some(known) => *known,
+                None => {
+                    let answer = linked(keys[pair.0 as usize], keys[pair.1 as usize])?;
+                    self.judged.insert(c, answer);
+                    answer
+                }
+            };
+            if is_linked {
+                return Ok(());
+            }
+        }
+        if self.full() {
+            self.kept.pop();
+        }
+        self.kept.push(Reverse(r));
+        Ok(())
+    }
 }
 
 /// A suggested connection's rank: more shared themes, then higher similarity, then the
-/// keys (earlier first).
+/// keys (earlier first; numbered in key order).
 #[derive(Debug, PartialEq)]
-struct Ranked<'a> {
+struct Ranked {
     shared: usize,
     similarity: f64,
-    pair: (&'a str, &'a str),
+    pair: (u32, u32),
 }
 
-impl Eq for Ranked<'_> {}
+impl Eq for Ranked {}
 
-impl PartialOrd for Ranked<'_> {
+impl PartialOrd for Ranked {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
 
-impl Ord for Ranked<'_> {
+impl Ord for Ranked {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.shared
             .cmp(&other.shared)
@@ -353,6 +479,34 @@ mod tests {
         assert_eq!(head.len(), capped.max_suggested_connections);
         assert!(full.len() > 1_000, "{}", full.len());
         assert_eq!(head, full[..head.len()]);
+    }
+
+    /// Pairs linked elsewhere (`linked`) are left out before the list is cut: with the ten
+    /// best linked, the list is the next twenty of the full ranking, not its ten others.
+    #[test]
+    fn linked_pairs_leave_room_for_the_next_best() {
+        let memories: Vec<PersonaMemory> = (0..60)
+            .map(|i| {
+                let mut m = PersonaMemory::new("self", "facts", format!("k{i:02}"), "v", NOW);
+                m.themes = if i % 3 == 0 { strings(&["a", "b", "c"]) } else { strings(&["a", "b"]) };
+                m
+            })
+            .collect();
+        let view: Vec<(&PersonaMemory, f64, MemoryState)> =
+            memories.iter().map(|m| (m, 1.0, MemoryState::Active)).collect();
+        let all = IntrospectOptions { max_suggested_connections: usize::MAX, ..Default::default() };
+        let full = introspect(&view, &[], &all, NOW).suggested_connections;
+        let taken: BTreeSet<(String, String)> = full[..10].iter().cloned().collect();
+        let mut asked = 0;
+        let linked = |a: &str, b: &str| {
+            asked += 1;
+            Ok::<_, std::convert::Infallible>(taken.contains(&(a.to_string(), b.to_string())))
+        };
+        let capped = IntrospectOptions::default();
+        let r = introspect_linked(&view, &[], &capped, NOW, linked).unwrap();
+        assert_eq!(r.suggested_connections, full[10..30]);
+        // Asked only of pairs that would make the list, not of the 1,770 pairs.
+        assert!(asked < 400, "{asked}");
     }
 
     const NOW: f64 = 1_800_000_000.0;

@@ -1,14 +1,14 @@
 //! The persona reviewing itself: gated writes, introspection, compression, and the view
 //! of a memory's neighbours in the knowledge graph.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use serde::Serialize;
 
 use super::compress::{compress_detailed, CompressOptions, Compressed};
 use super::gate::{decide, lexical_similarity, merged_value, GateCandidate, GateDecision};
-use super::introspect::{introspect, IntrospectOptions};
+use super::introspect::{introspect_linked, IntrospectOptions};
 use super::persona::{self, query};
 use super::runtime::{push_history, push_unique, Lifecycle};
 use super::Parts;
@@ -218,48 +218,49 @@ async fn embed_text(parts: &Parts, text: &str) -> Result<Option<Vec<f32>>> {
 
 /// Reviews the persona (see [`crate::MemoryStore::persona_introspect`]) and stores the
 /// report as an introspection event.
+///
+/// One read: the persona as linking reads it (with the similar pairs) is the persona
+/// reviewed, and the learned edges are looked up pair by pair for the pairs that would be
+/// suggested, not read whole.
 pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionReport> {
-    let similar = similar_persona_pairs(parts).await?;
+    #[cfg(feature = "vectors")]
+    if parts.vectors.is_some() {
+        crate::index::pipeline::embed_persona(&parts.engine, &parts.vectors).await?;
+    }
     let life = parts.life.clone();
+    let vectors = parts.vectors.clone();
     let report = parts
         .engine
         .read(move |conn, engine| {
             let now = engine.now();
-            let rows: Vec<(PersonaMemory, f64, MemoryState)> = records::all_persona(conn)?
+            let (persona, similar) = similar_persona_pairs(conn, &life, &vectors)?;
+            let rows: Vec<(String, PersonaMemory, f64, MemoryState)> = persona
                 .into_iter()
-                .map(|(_, m)| {
+                .map(|(path, m)| {
                     let (r, s) = life.live_state(&m, now);
-                    (m, r, s)
+                    (path, m, r, s)
                 })
                 .collect();
-            let view: Vec<(&PersonaMemory, f64, MemoryState)> = rows.iter().map(|(m, r, s)| (m, *r, *s)).collect();
-            let options = IntrospectOptions { similar: life.options.link_similarity, ..Default::default() };
-            let mut report = introspect(&view, &similar, &options, now);
-            // Pairs consolidation already linked (a learned edge) are no longer suggested:
-            // looked up pair by pair, not by reading every edge.
-            let path_of = |key: &str| -> Vec<String> {
-                rows.iter()
-                    .filter(|(m, _, _)| m.key == key)
-                    .map(|(m, _, _)| {
-                        Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d()
-                    })
-                    .collect()
-            };
-            let mut keep = Vec::with_capacity(report.suggested_connections.len());
-            for (a, b) in std::mem::take(&mut report.suggested_connections) {
-                let mut linked = false;
-                for pa in path_of(&a) {
-                    for pb in path_of(&b) {
-                        linked = linked || edges::edge_exists(conn, &pa, &pb)?;
+            let view: Vec<(&PersonaMemory, f64, MemoryState)> = rows.iter().map(|(_, m, r, s)| (m, *r, *s)).collect();
+            let mut paths: HashMap<&str, Vec<&str>> = HashMap::new();
+            for (path, m, _, _) in &rows {
+                paths.entry(m.key.as_str()).or_default().push(path.as_str());
+            }
+            // Pairs consolidation already linked (a learned edge) are not suggested.
+            let linked = |a: &str, b: &str| -> Result<bool> {
+                for pa in paths.get(a).into_iter().flatten() {
+                    for pb in paths.get(b).into_iter().flatten() {
+                        if edges::edge_exists(conn, pa, pb)? {
+                            return Ok(true);
+                        }
                     }
                 }
-                if !linked {
-                    keep.push((a, b));
-                }
-            }
-            report.suggested_connections = keep;
+                Ok(false)
+            };
+            let options = IntrospectOptions { similar: life.options.link_similarity, ..Default::default() };
+            let mut report = introspect_linked(&view, &similar, &options, now, linked)?;
             report.pruned_count =
-                rows.iter().filter(|(m, _, s)| m.state != *s && *s != MemoryState::Active).count() as u64;
+                rows.iter().filter(|(_, m, _, s)| m.state != *s && *s != MemoryState::Active).count() as u64;
             Ok(report)
         })
         .await?;
@@ -275,43 +276,48 @@ pub(crate) async fn introspect_persona(parts: &Parts) -> Result<IntrospectionRep
     Ok(report)
 }
 
-/// Key pairs of persona memories whose embeddings are at least `link_similarity` alike
-/// (empty without vectors): consolidation's pairs ([`super::similar::link_pairs`]), so at
-/// most `link_max_per_memory` per memory, found through the vector index at scale. After a
-/// cycle, with its memo: only memories changed since are compared, the rest are the
-/// cycle's pairs (linked already, so never suggested), and the pairs include those of
-/// shared themes, which introspection suggests on its own rule too.
-async fn similar_persona_pairs(parts: &Parts) -> Result<Vec<(String, String, f64)>> {
+/// Persona memories with their paths, and pairs of positions among them.
+type Reviewed = (Vec<(String, PersonaMemory)>, Vec<(usize, usize, f64)>);
+
+/// Every persona memory with its path, and the pairs (positions in it) whose embeddings
+/// are at least `link_similarity` alike (none without vectors): consolidation's pairs
+/// ([`super::similar::link_pairs`]), so at most `link_max_per_memory` per memory, found
+/// through the vector index at scale. After a cycle, with its memo: only memories changed
+/// since are compared, the rest are the cycle's pairs (linked already, so never
+/// suggested), and the pairs include those of shared themes, which introspection suggests
+/// on its own rule too.
+fn similar_persona_pairs(
+    conn: &rusqlite::Connection,
+    life: &Lifecycle,
+    vectors: &crate::index::Vectors,
+) -> Result<Reviewed> {
     #[cfg(feature = "vectors")]
-    if parts.vectors.is_some() {
-        crate::index::pipeline::embed_persona(&parts.engine, &parts.vectors).await?;
+    if vectors.is_some() && life.options.link_max_per_memory > 0 {
         let how = |themes: bool| super::similar::Compare {
             vectors_on: true,
             themes,
-            link: parts.life.options.link_similarity,
-            cap: parts.life.options.link_max_per_memory,
+            link: life.options.link_similarity,
+            cap: life.options.link_max_per_memory,
         };
         let (cycles, alone) = (how(true), how(false));
-        let vectors = parts.vectors.clone();
-        return parts
-            .engine
-            .read(move |conn, _| {
-                let memo = crate::engine::links::load(conn)?;
-                let l = if memo.settings.as_deref() == Some(super::similar::settings(cycles).as_str()) {
-                    super::similar::link_pairs(conn, cycles, &vectors, Some(&memo))?
-                } else {
-                    super::similar::link_pairs(conn, alone, &vectors, None)?
-                };
-                Ok(l.pairs
-                    .into_iter()
-                    .map(|(i, j, sim)| (l.persona[i].2.key.clone(), l.persona[j].2.key.clone(), sim))
-                    .filter(|(a, b, _)| a != b)
-                    .collect())
-            })
-            .await;
+        let memo = crate::engine::links::load(conn)?;
+        let l = if memo.settings.as_deref() == Some(super::similar::settings(cycles).as_str()) {
+            super::similar::link_pairs(conn, cycles, vectors, Some(&memo))?
+        } else {
+            super::similar::link_pairs(conn, alone, vectors, None)?
+        };
+        let persona = l.persona.into_iter().map(|(path, _, m)| (path, m)).collect();
+        return Ok((persona, l.pairs));
     }
-    let _ = parts;
-    Ok(Vec::new())
+    let _ = (life, vectors);
+    let persona = records::all_persona(conn)?
+        .into_iter()
+        .map(|(_, m)| {
+            let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d();
+            (path, m)
+        })
+        .collect();
+    Ok((persona, Vec::new()))
 }
 
 /// The serialized report's size at most (NIP-44 encrypts 65,535 bytes, and the event's
