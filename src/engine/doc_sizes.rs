@@ -180,6 +180,8 @@ impl DocSizes {
             }
             Err(e) => return Err(e),
         };
+        #[cfg(test)]
+        tests::WHOLE_READS.with(|n| n.set(n.get() + 1));
         let expected = totals(tx)?;
         let bound = room(expected.map_or(0, |t| t.0));
         let mut sizes = Vec::new();
@@ -496,6 +498,8 @@ mod tests {
     thread_local! {
         /// Scores computed with FTS5's own size lookup, on this thread.
         pub(super) static FALLBACKS: Cell<u64> = const { Cell::new(0) };
+        /// Whole reads of the map, on this thread.
+        pub(super) static WHOLE_READS: Cell<u64> = const { Cell::new(0) };
     }
 
     const WORDS: [&str; 8] = ["garden", "paris", "train", "cake", "budget", "sister", "marathon", "piano"];
@@ -656,6 +660,40 @@ mod tests {
         rewrite_keeping_the_totals(&conn, false);
         changed(&conn, 0).unwrap();
         assert_eq!(refreshed_and_compared(&conn, &sizes), 0);
+        assert!(sizes.loaded());
+    }
+
+    /// A whole read that disagrees with FTS5's totals leaves the map off (FTS5's lookup
+    /// scores) and is not repeated at every search: only once the log or the totals move.
+    #[test]
+    fn a_map_that_disagrees_with_the_totals_is_read_again_only_when_something_moves() {
+        let (conn, sizes) = index();
+        four_word_rows(&conn);
+        let reads = || WHOLE_READS.with(Cell::get);
+        // Row 1's size in FTS5's own table, changed behind its back (4 words in `value`
+        // said to be 9): a whole read sums to more than the totals say.
+        let original: Vec<u8> =
+            conn.query_row("SELECT sz FROM records_fts_docsize WHERE id = 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(original, [0, 0, 4, 0]);
+        conn.execute("UPDATE records_fts_docsize SET sz = X'00000900' WHERE id = 1", []).unwrap();
+        sizes.load(&conn).unwrap();
+        assert!(!sizes.loaded());
+        let before = reads();
+        assert!(refreshed_and_compared(&conn, &sizes) > 0, "FTS5's lookup scores");
+        assert!(refreshed_and_compared(&conn, &sizes) > 0);
+        assert_eq!(reads(), before, "read again with nothing moved");
+        // A logged write moves the log: read once more, still in disagreement.
+        conn.execute("INSERT INTO records_fts (rowid, value) VALUES (21, 'cake')", []).unwrap();
+        changed(&conn, 21).unwrap();
+        assert!(refreshed_and_compared(&conn, &sizes) > 0);
+        assert!(refreshed_and_compared(&conn, &sizes) > 0);
+        assert_eq!(reads(), before + 1);
+        assert!(!sizes.loaded());
+        // Row 1 as FTS5 wrote it: the next move reads a map that agrees, and it is used.
+        conn.execute("UPDATE records_fts_docsize SET sz = ?1 WHERE id = 1", [&original]).unwrap();
+        changed(&conn, 1).unwrap();
+        assert_eq!(refreshed_and_compared(&conn, &sizes), 0);
+        assert_eq!(reads(), before + 2);
         assert!(sizes.loaded());
     }
 
