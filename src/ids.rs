@@ -38,6 +38,9 @@ const ID_MIX: u64 = 0x9e37_79b9_7f4a_7c15;
 /// A map keyed by rid or vid.
 pub(crate) type IdMap<V> = HashMap<i64, V, BuildHasherDefault<IdHasher>>;
 
+/// A map keyed by a pair of rids.
+pub(crate) type PairMap<V> = HashMap<(i64, i64), V, BuildHasherDefault<IdHasher>>;
+
 /// A set of rids or vids.
 pub(crate) type IdSet = HashSet<i64, BuildHasherDefault<IdHasher>>;
 

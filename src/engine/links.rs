@@ -18,7 +18,7 @@ const SETTINGS: &str = "link_settings";
 #[derive(Debug, Default, Clone, PartialEq)]
 pub(crate) struct LinkMemo {
     pub settings: Option<String>,
-    pub fingerprints: HashMap<i64, u64>,
+    pub fingerprints: crate::ids::IdMap<u64>,
     /// `(a, b, milli)`, `a < b` by rid.
     pub pairs: Vec<(i64, i64, i64)>,
 }

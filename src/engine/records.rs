@@ -321,7 +321,13 @@ pub(crate) fn persona(
     }
     let sql = persona_sql(domain.is_some(), facet.is_some(), key.is_some());
     let mut stmt = conn.prepare_cached(&sql)?;
-    decoded(&mut stmt, args.as_slice())
+    let mut out: Vec<(i64, PersonaMemory)> = decoded(&mut stmt, args.as_slice())?;
+    if domain.is_none() {
+        // Sorted here, not by SQLite: for the whole persona it built a temporary B-tree of
+        // every row's payload (0.3 of 0.6 s at 116,000 memories). Byte order, as SQLite's.
+        out.sort_unstable_by(|(_, a), (_, b)| (&a.domain, &a.facet, &a.key).cmp(&(&b.domain, &b.facet, &b.key)));
+    }
+    Ok(out)
 }
 
 /// [`persona`]'s statement for the parts given, numbered in the order domain, facet, key.
@@ -340,7 +346,10 @@ fn persona_sql(domain: bool, facet: bool, key: bool) -> String {
             sql.push_str(&format!(" AND {column} IN (?{n})"));
         }
     }
-    sql.push_str(" ORDER BY domain, facet, key");
+    // Within a domain the partial index gives the order for nothing.
+    if domain {
+        sql.push_str(" ORDER BY domain, facet, key");
+    }
     sql
 }
 
