@@ -67,7 +67,9 @@ impl Scope {
     fn sql(&self) -> String {
         let persona = format!(" AND kind IN ({})", super::kinds::sql_list(&[RecordKind::Persona]));
         let scope = match (&self.persona_facet, self.persona_only) {
-            (Some(_), _) => format!("{persona} AND domain = ?2 AND facet = ?3"),
+            // `IN (?n)`: under `= ?n` SQLite weighs the bound values and prepares the
+            // statement again each time they are bound (as [`super::records::persona`]).
+            (Some(_), _) => format!("{persona} AND domain IN (?2) AND facet IN (?3)"),
             (None, true) => persona,
             (None, false) => String::new(),
         };
@@ -259,9 +261,12 @@ pub(crate) mod tests {
              INSERT INTO records (kind, needs_vec, domain, facet, key) VALUES ({persona}, 1, 'd', 'f', 'k');"
         ))
         .unwrap();
-        // A facet's scope binds its domain and facet, which SQLite's planner weighs: that
-        // one is prepared again when they are bound (not covered here).
-        let scopes = [Scope::default(), Scope { persona_only: true, persona_facet: None }];
+        let facet = Some(("d".to_string(), "f".to_string()));
+        let scopes = [
+            Scope::default(),
+            Scope { persona_only: true, persona_facet: None },
+            Scope { persona_only: true, persona_facet: facet },
+        ];
         for limit in 1..=12 {
             for scope in &scopes {
                 assert_eq!(pending(&conn, scope, limit).unwrap().len(), 1);
