@@ -6,7 +6,7 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
-use crate::ids::{IdMap, IdSet};
+use crate::ids::{PackedMap, PackedSet};
 use crate::model::{IntrospectionReport, MemoryState, PersonaMemory};
 
 /// Default of [`IntrospectOptions::max_listed`]: 50 entries of keys up to 256 bytes fit
@@ -234,7 +234,7 @@ fn suggest_connections<E>(
     let number = |k: &str| numbers.get(k).copied();
     let numbered: Vec<u32> = live.iter().map(|m| numbers[m.key.as_str()]).collect();
     let pairs_of = |a: &str, b: &str| Some(code(number(a)?, number(b)?));
-    let taken: IdSet = edges
+    let taken: PackedSet = edges
         .iter()
         .map(|(a, b)| (*a, *b))
         .chain(contradicting.iter().map(|(a, b)| (a.as_str(), b.as_str())))
@@ -242,7 +242,7 @@ fn suggest_connections<E>(
         .collect();
     // Each memory's key's number, when the key is live.
     let number_at: Vec<Option<u32>> = memories.iter().map(|(m, _, _)| number(&m.key)).collect();
-    let mut similarity: IdMap<f64> = IdMap::default();
+    let mut similarity: PackedMap<f64> = PackedMap::default();
     for (i, j, sim) in similar {
         let (Some(Some(a)), Some(Some(b))) = (number_at.get(*i), number_at.get(*j)) else { continue };
         if a != b {
@@ -277,8 +277,8 @@ fn suggest_connections<E>(
     let order: Vec<usize> = (0..live.len()).collect();
     let min_shared = options.shared_themes.max(1);
     let mut best =
-        Best { cap: options.max_suggested_connections, kept: BinaryHeap::new(), taken, judged: IdMap::default() };
-    let mut themed = IdSet::default();
+        Best { cap: options.max_suggested_connections, kept: BinaryHeap::new(), taken, judged: PackedMap::default() };
+    let mut themed = PackedSet::default();
     let mut failed = None;
     // Passes from the most themes a pair could share down to the fewest suggested: once
     // the list is full of pairs sharing at least k, no pair sharing fewer can make it, and
@@ -343,9 +343,9 @@ struct Best {
     cap: usize,
     kept: BinaryHeap<Reverse<Ranked>>,
     /// Pairs linked by a connection or a contradiction.
-    taken: IdSet,
+    taken: PackedSet,
     /// What `linked` said of each pair it was asked about.
-    judged: IdMap<bool>,
+    judged: PackedMap<bool>,
 }
 
 impl Best {
