@@ -176,6 +176,11 @@ pub enum PathError {
 }
 
 impl Path {
+    /// A persona memory's path, from its address.
+    pub fn of_persona(m: &crate::model::PersonaMemory) -> Path {
+        Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }
+    }
+
     /// Parses a plain d tag. Segments must pass the client's validation rules.
     pub fn parse(d: &str) -> Result<Path, PathError> {
         if let Some(ts_text) = d.strip_prefix(JOURNAL_PREFIX) {

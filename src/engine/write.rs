@@ -163,7 +163,7 @@ pub(crate) fn flush_accesses(tx: &Transaction, engine: &Engine) -> Result<usize>
             RecordKind::Persona => {
                 let mut m: crate::model::PersonaMemory = serde_json::from_str(json)?;
                 crate::model::merge::stamp(None, &mut m, engine.device(), engine.now(), false);
-                let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
+                let path = Path::of_persona(&m);
                 write_record(tx, engine, &path, Payload::Persona(m))?;
             }
             // A flat memory or journal entry a search revived from the archive.

@@ -121,9 +121,7 @@ fn current(persona: Vec<(i64, PersonaMemory)>, life: &Lifecycle, now: f64) -> Ve
         .filter(|(_, m)| !m.is_superseded() && m.sync.life.archived_at.is_none())
         .map(|(_, memory)| {
             let state = life.live_state(&memory, now).1;
-            let path =
-                Path::Persona { domain: memory.domain.clone(), facet: memory.facet.clone(), key: memory.key.clone() }
-                    .to_d();
+            let path = Path::of_persona(&memory).to_d();
             Seen { path, memory, state }
         })
         .filter(|s| s.state != MemoryState::Dissolved)

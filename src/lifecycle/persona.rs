@@ -379,7 +379,7 @@ fn prune_one(
     match prune_plan(life, m, now) {
         PrunePlan::Leave => {}
         PrunePlan::Delete => {
-            let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
+            let path = Path::of_persona(m);
             write::forget_path(tx, engine, &path)?;
             report.deleted.push(m.address());
         }

@@ -313,7 +313,7 @@ fn similar_persona_pairs(
     let persona = records::all_persona(conn)?
         .into_iter()
         .map(|(_, m)| {
-            let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d();
+            let path = Path::of_persona(&m).to_d();
             (path, m)
         })
         .collect();

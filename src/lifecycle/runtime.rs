@@ -146,7 +146,7 @@ impl Lifecycle {
             m.sync.life.dissolved_at = None;
         }
         merge::stamp(before, &mut m, engine.device(), now, user_edit);
-        let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
+        let path = Path::of_persona(&m);
         (path, m)
     }
 
@@ -233,7 +233,7 @@ impl Lifecycle {
 
     /// `m` as it will be once the accesses waiting for it are written.
     pub(crate) fn with_waiting_accesses(&self, device: &str, m: &mut PersonaMemory) {
-        let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d();
+        let path = Path::of_persona(m).to_d();
         let waiting: Vec<f64> = relock(&self.accesses).iter().filter(|(p, _)| *p == path).map(|(_, at)| *at).collect();
         for at in waiting {
             self.record_access(device, m, at);

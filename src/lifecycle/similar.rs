@@ -131,9 +131,7 @@ pub(crate) fn link_pairs(
             memo,
         });
     }
-    let path_of = |m: &PersonaMemory| {
-        crate::codec::Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() }.to_d()
-    };
+    let path_of = |m: &PersonaMemory| crate::codec::Path::of_persona(m).to_d();
     let mut persona: Vec<(String, i64, PersonaMemory)> =
         records::all_persona(conn)?.into_iter().map(|(rid, m)| (path_of(&m), rid, m)).collect();
     persona.sort_by(|x, y| x.0.cmp(&y.0));

@@ -106,7 +106,7 @@ impl MemoryStore {
             let now = self.now();
             let mut waiting = 0;
             for m in &found {
-                let path = Path::Persona { domain: m.domain.clone(), facet: m.facet.clone(), key: m.key.clone() };
+                let path = Path::of_persona(m);
                 waiting = self.life.queue_access(path.to_d(), now);
             }
             if waiting >= ACCESS_BATCH {
