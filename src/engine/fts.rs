@@ -92,17 +92,15 @@ pub(crate) fn bm25(conn: &Connection, expr: &str, filter: &Filter, context: f64)
 /// with the same `context` weight; FTS5 sums one such share per word of the query), and
 /// whether its own words hold it (not only its episode's context), by rowid. Searches
 /// keep these per word (the search's word cache).
-pub(crate) fn term_postings(conn: &Connection, term: &str, context: f64) -> Result<Vec<(i64, f64, bool)>> {
+pub(crate) fn term_postings(
+    conn: &Connection,
+    term: &str,
+    context: f64,
+    sizes: Option<&super::doc_sizes::Sizes>,
+) -> Result<Vec<(i64, f64, bool)>> {
     let context = if context.is_finite() { context.max(0.0) } else { 0.0 };
-    // `memstr_bm25` is FTS5's `bm25` reading row sizes from memory (engine::doc_sizes).
-    let sql = format!(
-        "SELECT rowid, memstr_bm25(records_fts, 3.0, 2.0, 1.0, {context:.4}), memstr_holds(records_fts, 3) \
-         FROM records_fts WHERE records_fts MATCH ?1 ORDER BY rowid"
-    );
     let Some(expr) = crate::text::fts_any(&[term.to_string()]) else { return Ok(Vec::new()) };
-    let mut stmt = conn.prepare_cached(&sql)?;
-    let rows = stmt.query_map([expr], |r| Ok((r.get::<_, i64>(0)?, -r.get::<_, f64>(1)?, r.get::<_, i64>(2)? != 0)))?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
+    Ok(super::doc_sizes::word_shares(conn, &expr, context, sizes)?)
 }
 
 /// What the full-text index looks like now, to tell whether anything was written to it
@@ -231,10 +229,13 @@ pub(crate) fn doc_freq(conn: &Connection, expr: &str) -> Result<u64> {
 /// them, so a word in half the store costs as much as reading half its postings, when all
 /// a caller may need to know is that it is past `cap`.
 pub(crate) fn doc_freq_capped(conn: &Connection, expr: &str, cap: u64) -> Result<u64> {
+    // `memstr_count` walks the matches inside FTS5 (engine::doc_sizes), on the one row asked
+    // for; no row: no match.
     let mut stmt = conn
-        .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM records_fts WHERE records_fts MATCH ?1 LIMIT ?2 + 0)")?;
+        .prepare_cached("SELECT memstr_count(records_fts, ?2) FROM records_fts WHERE records_fts MATCH ?1 LIMIT 1")?;
     let limit = i64::try_from(cap.saturating_add(1)).unwrap_or(i64::MAX);
-    Ok(stmt.query_row(rusqlite::params![own(expr), limit], |r| r.get::<_, i64>(0))? as u64)
+    let counted = stmt.query_row(rusqlite::params![own(expr), limit], |r| r.get::<_, i64>(0)).optional()?;
+    Ok(counted.unwrap_or(0) as u64)
 }
 
 /// A candidate's row: kind, path, payload, time, and whether it waits for its vector.
@@ -349,7 +350,7 @@ mod tests {
         let mut summed: HashMap<i64, f64> = HashMap::new();
         let mut own_rows = 0;
         for t in &terms {
-            let postings = term_postings(&conn, t, 0.2).unwrap();
+            let postings = term_postings(&conn, t, 0.2, None).unwrap();
             assert!(postings.windows(2).all(|w| w[0].0 < w[1].0), "ascending by rowid");
             own_rows += postings.iter().filter(|p| p.2).count();
             for (rid, score, _) in postings {
@@ -367,6 +368,15 @@ mod tests {
             .map(|t| doc_freq(&conn, &crate::text::fts_any(std::slice::from_ref(t)).unwrap()).unwrap() as i64)
             .sum();
         assert_eq!(own_rows as i64, own);
+        // Counted inside FTS5 up to a cap, the same rows: context-only ones left out.
+        for t in &terms {
+            let expr = crate::text::fts_any(std::slice::from_ref(t)).unwrap();
+            let exact = doc_freq(&conn, &expr).unwrap();
+            assert_eq!(doc_freq_capped(&conn, &expr, 1_000).unwrap(), exact, "{t}");
+            if exact > 3 {
+                assert_eq!(doc_freq_capped(&conn, &expr, 2).unwrap(), 3, "{t}: the cap and one more");
+            }
+        }
         assert!(own_rows < whole.len() * 2, "context-only rows are not counted as own");
     }
 
@@ -379,7 +389,7 @@ mod tests {
                 doc_freq_capped(&conn, &crate::text::fts_any(&[word.to_string()]).unwrap(), cap).unwrap();
             }
         }
-        assert_eq!(crate::engine::vectors::tests::reprepared(&conn, "SELECT count(*) FROM (SELECT 1"), 0);
+        assert_eq!(crate::engine::vectors::tests::reprepared(&conn, "SELECT memstr_count("), 0);
     }
 
     #[test]

@@ -32,7 +32,7 @@ pub(crate) struct Opened {
 pub(crate) struct ReaderRecipe {
     read_only: bool,
     keys: Option<Arc<crate::at_rest::StoreKeys>>,
-    /// Row sizes for `memstr_bm25()`, registered on every connection.
+    /// Row sizes for BM25 (engine::doc_sizes); its FTS5 functions are registered on every connection.
     sizes: Arc<super::doc_sizes::DocSizes>,
 }
 
@@ -86,7 +86,7 @@ impl ReaderRecipe {
         Ok(conn)
     }
 
-    /// Row sizes for `memstr_bm25()` (engine::doc_sizes).
+    /// Row sizes for BM25 (engine::doc_sizes).
     pub(crate) fn sizes(&self) -> &super::doc_sizes::DocSizes {
         &self.sizes
     }

@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 
 use rusqlite::Connection;
 
-use crate::engine::doc_sizes::{in_read_transaction, with_sizes, DocSizes};
+use crate::engine::doc_sizes::{in_read_transaction, DocSizes};
 use crate::engine::fts;
 use crate::error::Result;
 use crate::lifecycle::runtime::relock;
@@ -107,14 +107,11 @@ impl TermCache {
         // Read outside the lock: other searches go on meanwhile. The row sizes are the
         // ones this read transaction sees.
         let map = sizes.refresh(conn)?;
-        with_sizes(map, || -> Result<()> {
-            for &i in &missing {
-                let rows = fts::term_postings(conn, &terms[i], context)?;
-                let own_df = rows.iter().filter(|r| r.2).count() as u64;
-                out[i] = Arc::new(Postings { rows, own_df });
-            }
-            Ok(())
-        })?;
+        for &i in &missing {
+            let rows = fts::term_postings(conn, &terms[i], context, map.as_ref())?;
+            let own_df = rows.iter().filter(|r| r.2).count() as u64;
+            out[i] = Arc::new(Postings { rows, own_df });
+        }
         let mut inner = relock(&self.inner);
         // Kept only if nothing was written meanwhile (the read saw one state of the index).
         if inner.stamp == stamp {
