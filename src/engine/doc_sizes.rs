@@ -9,12 +9,14 @@
 //! row it does not know, or a map not loaded or found inconsistent, takes its size from
 //! FTS5's `docsize` table, as FTS5 does.
 //!
-//! The score is computed after the word's rows are read, not row by row inside FTS5: a
-//! row's size is then a load from the array in a tight loop, where the processor overlaps
-//! the cache misses of a large map (row by row, each one waited behind FTS5's own work
-//! for that row: at a million memories, three quarters of the scoring's time), and the
-//! number of rows holding the word, which BM25's IDF needs, is the number read (FTS5
-//! reads the word's postings a second time to count them).
+//! FTS5 walks the word's rows itself (`memstr_postings`, through its `xQueryPhrase`), with
+//! no SQL row, function call and column reads per match, and the score is computed after
+//! the walk: a row's size is then a load from the array in a tight loop, where the
+//! processor overlaps the cache misses of a large map (row by row inside FTS5, each miss
+//! waited behind FTS5's own work for that row: at a million memories, three quarters of
+//! the old scoring function's own time), and the number of rows holding the word, which
+//! BM25's IDF needs, is the number walked (`bm25()` walks the word a second time to count
+//! it). `memstr_count` counts a word's rows the same way, up to a cap.
 //!
 //! The map stays current through a log: every write to the full-text index, by any
 //! process running this code, adds the row's rid to `fts_writes` in the same transaction
