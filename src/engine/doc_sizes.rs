@@ -85,8 +85,10 @@ pub(crate) fn word_shares(
     );
     let mut stmt = conn.prepare_cached(&sql)?;
     WALKED.with(|w| w.borrow_mut().take());
-    let found = stmt.query_row([expr], |_| Ok(())).optional()?;
+    let found = stmt.query_row([expr], |_| Ok(())).optional();
+    // Taken before an error returns, so a thread keeps no word's rows between reads.
     let walked = WALKED.with(|w| w.borrow_mut().take());
+    let found = found?;
     let (mut rows, (total_rows, tokens)) = match (found, walked) {
         (None, _) => return Ok(Vec::new()),
         (Some(()), Some(walked)) => walked,
