@@ -107,19 +107,14 @@ pub(crate) fn word_shares(
         let v = *sizes?.get(usize::try_from(rid).ok()?)?;
         (v != 0).then(|| v - 1)
     };
-    let mut lookup = None;
     for (rid, f, _) in rows.iter_mut() {
         let d = match known(*rid) {
             Some(v) => f64::from(v),
             None => {
                 #[cfg(test)]
                 tests::FALLBACKS.with(|n| n.set(n.get() + 1));
-                let stmt = match &mut lookup {
-                    Some(s) => s,
-                    None => lookup.insert(conn.prepare_cached("SELECT sz FROM records_fts_docsize WHERE id = ?1")?),
-                };
-                let blob: Vec<u8> = stmt.query_row([*rid], |r| r.get(0))?;
-                row_size(&blob) as f64
+                // A row FTS5 walked has its size stored, or FTS5's own lookup fails too.
+                stored_size(conn, *rid)?.ok_or(rusqlite::Error::QueryReturnedNoRows)? as f64
             }
         };
         // FTS5's `fts5Bm25Function` for one phrase: its sum starts at 0.0, and it returns
@@ -216,6 +211,13 @@ fn put(sizes: &mut Vec<u32>, rid: i64, size: u64, bound: usize) -> bool {
 /// A row's size: the sum of its columns' sizes, SQLite varints in its `docsize` blob.
 fn row_size(blob: &[u8]) -> u64 {
     Varints(blob).sum()
+}
+
+/// `rid`'s size as FTS5 stored it in its `docsize` table (`None`: no such row).
+fn stored_size(conn: &Connection, rid: i64) -> rusqlite::Result<Option<u64>> {
+    let mut stmt = conn.prepare_cached("SELECT sz FROM records_fts_docsize WHERE id = ?1")?;
+    let blob: Option<Vec<u8>> = stmt.query_row([rid], |r| r.get(0)).optional()?;
+    Ok(blob.map(|b| row_size(&b)))
 }
 
 struct Varints<'a>(&'a [u8]);
@@ -315,7 +317,6 @@ impl DocSizes {
             let bound = room(*rows);
             let sizes = Arc::make_mut(sizes.as_mut().expect("checked above"));
             let mut log = conn.prepare_cached("SELECT seq, rid FROM fts_writes WHERE seq > ?1 ORDER BY seq")?;
-            let mut size = conn.prepare_cached("SELECT sz FROM records_fts_docsize WHERE id = ?1")?;
             let mut entries = log.query([*seq])?;
             while let Some(e) = entries.next()? {
                 let (at, rid): (i64, i64) = (e.get(0)?, e.get(1)?);
@@ -331,8 +332,7 @@ impl DocSizes {
                     *tokens -= u64::from(*old - 1);
                     *old = 0;
                 }
-                let blob: Option<Vec<u8>> = size.query_row([rid], |r| r.get(0)).optional()?;
-                if let Some(new) = blob.map(|b| row_size(&b)) {
+                if let Some(new) = stored_size(conn, rid)? {
                     if put(sizes, rid, new, bound) {
                         *rows += 1;
                         *tokens += new;
