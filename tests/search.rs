@@ -638,3 +638,55 @@ async fn a_state_filter_restricts_the_pools_so_the_limit_is_reached() {
     assert_eq!(hits.len(), 10, "a filtered search returns the limit when that many match");
     assert!(hits.iter().all(|h| matches!(&h.found, Found::Persona(p) if p.domain == "people")));
 }
+
+/// TEST DOUBLE: [`OtherModel`] for documents, whose query embedding fails, by an error or
+/// a panic: the one failure a real model could have that the test cannot cause.
+struct QueryFails {
+    panics: bool,
+}
+
+impl Embedder for QueryFails {
+    fn model_id(&self) -> &str {
+        "other-model"
+    }
+    fn dims(&self) -> usize {
+        8
+    }
+    fn embed(&self, texts: &[&str]) -> memstr::Result<Vec<Vec<f32>>> {
+        OtherModel.embed(texts)
+    }
+    fn embed_query(&self, _: &str) -> memstr::Result<Vec<f32>> {
+        if self.panics {
+            panic!("the query embedding's planned panic");
+        }
+        Err(memstr::Error::Model(memstr::Cause::from("query", std::io::Error::other("planned failure"))))
+    }
+}
+
+/// The query is embedded on its own thread while the reader scores the words: a failed or
+/// panicked embedding must fail the search with its error (not hang the reader waiting for
+/// a vector that never comes), and leave the store's readers free for what follows.
+#[tokio::test]
+async fn a_failed_query_embedding_fails_the_search_and_frees_the_reader() {
+    for panics in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let (store, _) = open(dir.path(), Some(Arc::new(QueryFails { panics }))).await;
+        fill(&store).await;
+        // More searches than the store has readers: a reader kept by a failed search would
+        // make the last of them, or the read after, wait for good.
+        for _ in 0..6 {
+            let search = store.search(SearchQuery::new("puppy named Biscuit"));
+            let err = tokio::time::timeout(std::time::Duration::from_secs(60), search)
+                .await
+                .expect("the search returned")
+                .expect_err("the query could not be embedded");
+            let said = err.to_string();
+            match panics {
+                false => assert!(said.contains("planned failure"), "{said}"),
+                true => assert!(said.contains("embedding stopped"), "{said}"),
+            }
+        }
+        let read = tokio::time::timeout(std::time::Duration::from_secs(60), store.recall("wifi-password"));
+        assert!(read.await.expect("the read returned").unwrap().is_some());
+    }
+}

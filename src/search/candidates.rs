@@ -47,6 +47,9 @@ pub(crate) struct SearchState {
 
 type Row = fts::CandidateRow;
 
+/// The cosine of a record's vector with the query's, when both exist.
+pub(crate) type CosineOf<'a> = &'a dyn Fn(i64) -> Option<f64>;
+
 /// Loads the rows of `rids` not loaded yet.
 fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTreeMap<i64, Row>) -> Result<()> {
     let wanted: Vec<i64> = rids.filter(|r| !rows.contains_key(r)).collect();
@@ -55,10 +58,10 @@ fn load_rows(conn: &Connection, rids: impl Iterator<Item = i64>, rows: &mut BTre
 }
 
 /// Cosines for candidates the vector index did not return (none without a query vector).
-fn fill_cosine(ctx: &Ctx, rids: &[i64], cosine: &mut BTreeMap<i64, f64>) {
+fn fill_cosine(cosine_of: CosineOf, rids: &[i64], cosine: &mut BTreeMap<i64, f64>) {
     for rid in rids {
         if !cosine.contains_key(rid) {
-            if let Some(c) = (ctx.cosine_of)(*rid) {
+            if let Some(c) = cosine_of(*rid) {
                 cosine.insert(*rid, c);
             }
         }
@@ -69,7 +72,7 @@ fn fill_cosine(ctx: &Ctx, rids: &[i64], cosine: &mut BTreeMap<i64, f64>) {
 /// their cosines, and the BM25 score the one FTS5 pass gave them, if it matched them.
 fn join_candidates(
     conn: &Connection,
-    ctx: &Ctx,
+    cosine_of: CosineOf,
     added: &[i64],
     lexical_all: &IdMap<f64>,
     rows: &mut BTreeMap<i64, Row>,
@@ -80,7 +83,7 @@ fn join_candidates(
         return Ok(());
     }
     load_rows(conn, added.iter().copied(), rows)?;
-    fill_cosine(ctx, added, cosine);
+    fill_cosine(cosine_of, added, cosine);
     for rid in added {
         if let Some(score) = lexical_all.get(rid) {
             bm25.insert(*rid, *score);
@@ -234,8 +237,8 @@ fn strength(cosine: Option<f64>, coverage: f64) -> f64 {
     cosine.unwrap_or(0.0).max(crate::search::COVERAGE_WEIGHT * coverage).clamp(0.0, 1.0)
 }
 
-/// What ranking needs besides the query: the decay policy, the graph, the time, and
-/// the cosine of a record's vector with the query's.
+/// What ranking needs besides the query: the caches, the decay policy, the graph and the
+/// time.
 pub(crate) struct Ctx<'a> {
     pub cache: &'a SearchState,
     /// Full-text row sizes for BM25.
@@ -243,7 +246,6 @@ pub(crate) struct Ctx<'a> {
     pub life: &'a Lifecycle,
     pub graph: Option<&'a crate::lifecycle::graph::KnowledgeGraph>,
     pub now: f64,
-    pub cosine_of: &'a dyn Fn(i64) -> Option<f64>,
     /// The range the query's words name, for the `time` signal (the filter is the query's
     /// since/until).
     pub span: Option<(f64, f64)>,
@@ -276,14 +278,36 @@ impl Cue {
     }
 }
 
-pub(crate) fn candidates(
+/// The words' half of a pass: the searched words, their postings and BM25 pool, the
+/// filters' sets and the pool's rows. None of it needs the query's vector, so it runs
+/// while the query is embedded ([`super::run`]).
+pub(crate) struct Lexical {
+    other_states: IdSet,
+    /// The records a filter admits, when few enough to scan by cosine.
+    admitted: Option<Vec<i64>>,
+    postings: Vec<Arc<Postings>>,
+    /// Every matching record's BM25, within the filters.
+    lexical_all: IdMap<f64>,
+    /// The best `pool` of them.
+    bm25: BTreeMap<i64, f64>,
+    /// The rows of `bm25`'s records.
+    rows: BTreeMap<i64, Row>,
+    has_query_vec: bool,
+}
+
+/// Whether the query asks for types or tiers, which only persona memories have.
+fn typed(q: &SearchQuery) -> bool {
+    !q.types.is_empty() || !q.tiers.is_empty()
+}
+
+/// The words' half of a pass (see [`Lexical`]).
+pub(crate) fn lexical(
     conn: &Connection,
     ctx: &Ctx,
     q: &SearchQuery,
     w: &Weights,
-    nearest: &[(i64, f64)],
     has_query_vec: bool,
-) -> Result<Vec<Candidate>> {
+) -> Result<Lexical> {
     let now = ctx.now;
     let live = |p: &PersonaMemory| ctx.life.live_state(p, now);
     let searched = common_terms_dropped(conn, ctx.cache, content_terms(&q.text))?;
@@ -291,9 +315,8 @@ pub(crate) fn candidates(
     // What the query may return restricts every pool at the source: a large journal
     // cannot crowd persona memories out, nor a busy month the week asked for.
     // A type or tier admits persona memories only.
-    let typed = !q.types.is_empty() || !q.tiers.is_empty();
     let filter = Filter {
-        kinds: match typed && q.kinds.is_empty() {
+        kinds: match typed(q) && q.kinds.is_empty() {
             true => vec![Kind::Persona.column()],
             false => q.kinds.iter().map(|k| k.column()).collect(),
         },
@@ -352,7 +375,27 @@ pub(crate) fn candidates(
     } else if w.pool == 0 {
         ranked.clear();
     }
-    let mut bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
+    let bm25: BTreeMap<i64, f64> = ranked.into_iter().collect();
+    let mut rows: BTreeMap<i64, Row> = BTreeMap::new();
+    load_rows(conn, bm25.keys().copied(), &mut rows)?;
+    Ok(Lexical { other_states, admitted, postings, lexical_all, bm25, rows, has_query_vec })
+}
+
+/// The candidates of one pass and their signal values: the words' half ([`lexical`]) joined
+/// with the records nearest the query's vector (`nearest`, `(rid, cosine)`).
+pub(crate) fn candidates(
+    conn: &Connection,
+    ctx: &Ctx,
+    cosine_of: CosineOf,
+    q: &SearchQuery,
+    w: &Weights,
+    lex: Lexical,
+    nearest: &[(i64, f64)],
+) -> Result<Vec<Candidate>> {
+    let now = ctx.now;
+    let live = |p: &PersonaMemory| ctx.life.live_state(p, now);
+    let typed = typed(q);
+    let Lexical { other_states, admitted, postings, lexical_all, mut bm25, mut rows, has_query_vec } = lex;
     let mut cosine: BTreeMap<i64, f64> = BTreeMap::new();
     let journal_wanted = q.kinds.is_empty() || q.kinds.contains(&Kind::Journal);
     // A filtered search compares the query with every record the filter admits, when they
@@ -363,28 +406,38 @@ pub(crate) fn candidates(
         let mut all: Vec<(i64, f64)> = rids
             .into_iter()
             .filter(|rid| !other_states.contains(rid))
-            .filter_map(|rid| (ctx.cosine_of)(rid).map(|c| (rid, c)))
+            .filter_map(|rid| cosine_of(rid).map(|c| (rid, c)))
             .collect();
         all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
         cosine.extend(all.into_iter().take(w.pool));
     }
-    let mut rows: BTreeMap<i64, Row> = BTreeMap::new();
     if !scanned && !nearest.is_empty() {
-        // Records deleted since the index was loaded still have points: only rows that
-        // load count, and the pool's worth of them are kept.
-        load_rows(conn, nearest.iter().map(|(rid, _)| *rid), &mut rows)?;
-        cosine.extend(
-            nearest
-                .iter()
-                .filter(|(rid, _)| rows.contains_key(rid) && !other_states.contains(rid))
-                .take(w.pool)
-                .copied(),
-        );
-        rows.retain(|rid, _| cosine.contains_key(rid));
+        // Records deleted since the index was loaded still have points: the pool's worth
+        // of those whose rows load are kept. The index returned a few spare entries for
+        // them; the spares are read only as far as rows failed to load.
+        let eligible: Vec<(i64, f64)> =
+            nearest.iter().filter(|(rid, _)| !other_states.contains(rid)).copied().collect();
+        let mut near: BTreeMap<i64, Row> = BTreeMap::new();
+        let (mut start, mut end) = (0, w.pool.min(eligible.len()));
+        let loaded = |rid: &i64, near: &BTreeMap<i64, Row>| rows.contains_key(rid) || near.contains_key(rid);
+        loop {
+            load_rows(
+                conn,
+                eligible[start..end].iter().map(|(rid, _)| *rid).filter(|r| !rows.contains_key(r)),
+                &mut near,
+            )?;
+            let found = eligible[..end].iter().filter(|(rid, _)| loaded(rid, &near)).count();
+            if found >= w.pool || end == eligible.len() {
+                break;
+            }
+            (start, end) = (end, (end + w.pool - found).min(eligible.len()));
+        }
+        cosine.extend(eligible[..end].iter().filter(|(rid, _)| loaded(rid, &near)).copied());
+        rows.extend(near);
     }
-    load_rows(conn, bm25.keys().chain(cosine.keys()).copied(), &mut rows)?;
+    load_rows(conn, cosine.keys().copied(), &mut rows)?;
     let rids: Vec<i64> = rows.keys().copied().collect();
-    fill_cosine(ctx, &rids, &mut cosine);
+    fill_cosine(cosine_of, &rids, &mut cosine);
     // Normalise BM25 by the best of the first pool, so later additions compare alike.
     let best_bm25 = bm25.values().copied().fold(0.0f64, f64::max);
     // A record still waiting for its vector (beyond a search's embedding budget) is
@@ -416,7 +469,7 @@ pub(crate) fn candidates(
                 }
             }
         }
-        join_candidates(conn, ctx, &added, &lexical_all, &mut rows, &mut cosine, &mut bm25)?;
+        join_candidates(conn, cosine_of, &added, &lexical_all, &mut rows, &mut cosine, &mut bm25)?;
     }
 
     // Graph: activation spreads from the strongest matches; the memories it reaches most
@@ -440,7 +493,7 @@ pub(crate) fn candidates(
                     added.push(rid);
                 }
             }
-            join_candidates(conn, ctx, &added, &lexical_all, &mut rows, &mut cosine, &mut bm25)?;
+            join_candidates(conn, cosine_of, &added, &lexical_all, &mut rows, &mut cosine, &mut bm25)?;
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::candidates::{candidates, Ctx, SearchState};
+use super::candidates::{candidates, lexical, Ctx, SearchState};
 use super::hybrid::{collapse_repeats, fuse};
 use super::{BelowCutoff, Found, SearchHit, SearchOutcome, SearchQuery, TimeRange, Weights};
 use crate::error::Result;
@@ -166,6 +166,10 @@ fn resolve_time(query: &mut SearchQuery, now: f64) -> (Option<(f64, f64)>, Optio
 }
 
 /// One pass: candidates, signals, fusion, the cutoff; the best `limit` hits.
+///
+/// The query is embedded on a thread of its own while the reader works through the words'
+/// half of the pass ([`super::candidates::lexical`]): on a machine with a core to spare the
+/// words cost nothing beside the model.
 async fn ranked(
     parts: &Parts,
     state: &Arc<SearchState>,
@@ -175,16 +179,15 @@ async fn ranked(
     span: Option<(f64, f64)>,
 ) -> Result<(Vec<SearchHit>, BelowCutoff)> {
     let (query, weights) = (query.clone(), weights.clone());
-    let vector_hits = vector_candidates(parts, &query.text, weights.pool).await?;
-    if vector_hits.is_none() && !state.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
+    let embedding = vector_candidates(parts, &query.text, weights.pool);
+    if embedding.is_none() && !state.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
         tracing::warn!(
             "vectors off: no embedding model (`memstr model install`); searching with words and lifecycle signals only"
         );
     }
-    let query_vec = vector_hits.as_ref().map(|(v, _)| v.clone());
-    let nearest: Vec<(i64, f64)> = vector_hits.map(|(_, hits)| hits).unwrap_or_default();
+    let has_query_vec = embedding.is_some();
     // The cutoff is applied before hits are counted as accesses: a weak hit is not a use.
-    let min_strength = query.min_strength.unwrap_or_else(|| super::min_strength(query_vec.is_some()));
+    let min_strength = query.min_strength.unwrap_or_else(|| super::min_strength(has_query_vec));
     let graph = if weights.graph > 0.0 && weights.graph_seeds > 0 {
         Some(parts.life.graph(&parts.engine).await?)
     } else {
@@ -197,6 +200,29 @@ async fn ranked(
         .engine
         .read(move |conn, engine| {
             let now = engine.now();
+            let context = query
+                .context
+                .as_deref()
+                .filter(|_| life.options.behaviours.is_on(crate::lifecycle::Behaviour::ContextMatch));
+            let ctx = Ctx {
+                cache: &state,
+                sizes: engine.doc_sizes(),
+                life: &life,
+                graph: graph.as_deref(),
+                now,
+                span,
+                context,
+            };
+            let words = lexical(conn, &ctx, &query, &weights, has_query_vec)?;
+            let (query_vec, nearest) = match embedding {
+                Some(pending) => {
+                    let (v, hits) = pending
+                        .recv()
+                        .map_err(|_| crate::Error::Task("the query's embedding stopped before it finished".into()))??;
+                    (Some(v), hits)
+                }
+                None => (None, Vec::new()),
+            };
             // Cosines come from the index's int8 points, in memory: reading candidates'
             // f32 vectors from SQLite cost more than the rest of a search at 100k.
             #[cfg(feature = "vectors")]
@@ -215,21 +241,8 @@ async fn ranked(
                 let _ = rid;
                 None
             };
-            let context = query
-                .context
-                .as_deref()
-                .filter(|_| life.options.behaviours.is_on(crate::lifecycle::Behaviour::ContextMatch));
-            let ctx = Ctx {
-                cache: &state,
-                sizes: engine.doc_sizes(),
-                life: &life,
-                graph: graph.as_deref(),
-                now,
-                cosine_of: &cosine_of,
-                span,
-                context,
-            };
-            let cands = candidates(conn, &ctx, &query, &weights, &nearest, query_vec.is_some())?;
+            let _ = &query_vec;
+            let cands = candidates(conn, &ctx, &cosine_of, &query, &weights, words, &nearest)?;
             let weak: Vec<f64> = cands.iter().map(|c| c.strength).filter(|s| *s < min_strength).collect();
             let below =
                 BelowCutoff { hits: weak.len(), best: weak.iter().copied().fold(0.0, f64::max), cutoff: min_strength };
@@ -250,20 +263,30 @@ async fn ranked(
         .await
 }
 
-/// The query's vector and the records nearest it `(rid, cosine)`, when vectors are on.
-async fn vector_candidates(parts: &Parts, text: &str, pool: usize) -> Result<Option<(Vec<f32>, Vec<(i64, f64)>)>> {
+/// The query's vector and the records nearest it `(rid, cosine)`, `(vector, hits)`.
+type Nearest = Result<(Vec<f32>, Vec<(i64, f64)>)>;
+
+/// Starts embedding the query and searching the vector index on a blocking thread, when
+/// vectors are on; the receiver gets the query's vector and the records nearest it.
+fn vector_candidates(parts: &Parts, text: &str, pool: usize) -> Option<std::sync::mpsc::Receiver<Nearest>> {
     #[cfg(feature = "vectors")]
     if let Some(state) = parts.vectors.clone() {
         let text = text.to_string();
-        return crate::engine::blocking(move || {
-            let q = state.embedder.embed_query(&text)?;
-            let index = state.index()?.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-            // A few more than the pool, for hits of records deleted since the index loaded.
-            let hits = index.search(&q, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
-            Ok(Some((q, hits)))
-        })
-        .await;
+        // Room for the one answer: the sender never waits, whether or not the pass still
+        // listens (a pass whose words failed has returned its error).
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        tokio::task::spawn_blocking(move || {
+            let found = state.embedder.embed_query(&text).and_then(|q| {
+                let index = state.index()?.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+                // A few more than the pool, for hits of records deleted since the index loaded.
+                let hits =
+                    index.search(&q, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
+                Ok((q, hits))
+            });
+            let _ = tx.send(found);
+        });
+        return Some(rx);
     }
     let _ = (parts, text, pool);
-    Ok(None)
+    None
 }
