@@ -494,25 +494,14 @@ impl Hnsw {
         let mut b8 = [0u8; 8];
         r.read_exact(&mut b8)?;
         let rng = u64::from_le_bytes(b8);
-        let bytes = |r: &mut dyn Read, len: usize| -> std::io::Result<Vec<u8>> {
-            // Sized up front: growing by doubling would leave up to twice the memory held.
-            let mut v = Vec::with_capacity(len);
-            r.take(len as u64).read_to_end(&mut v)?;
-            if v.len() != len {
-                return Err(bad("truncated"));
-            }
-            Ok(v)
-        };
-        let u32s = |r: &mut dyn Read, len: usize| -> std::io::Result<Vec<u32>> {
-            Ok(bytes(r, len * 4)?.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
-        };
-        let ids: Vec<i64> =
-            bytes(r, n * 8)?.chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes"))).collect();
-        let levels = bytes(r, n)?;
-        let vectors: Vec<i8> = bytes(r, n * dims)?.into_iter().map(|b| b as i8).collect();
-        let layer0 = u32s(r, n * 2 * m)?;
-        let upper_at = u32s(r, n)?;
-        let upper = u32s(r, upper_len)?;
+        // Each array is read straight into its own memory (the header's lengths were checked
+        // against the file's above, so nothing larger than the file is allocated).
+        let ids: Vec<i64> = read_array(r, n)?;
+        let levels: Vec<u8> = read_array(r, n)?;
+        let vectors: Vec<i8> = read_array(r, n * dims)?;
+        let layer0: Vec<u32> = read_array(r, n * 2 * m)?;
+        let upper_at: Vec<u32> = read_array(r, n)?;
+        let upper: Vec<u32> = read_array(r, upper_len)?;
         let g = Hnsw { dims, m, ef_construction: efc, vectors, ids, levels, layer0, upper_at, upper, entry, top, rng };
         g.check().map_err(bad)?;
         Ok(g)
@@ -559,6 +548,42 @@ impl Hnsw {
         }
         Ok(())
     }
+}
+
+/// The plain integers a graph file holds, little-endian.
+trait LeInt: Copy + Default {
+    /// From little-endian to this machine's order.
+    fn to_native(self) -> Self;
+}
+
+macro_rules! le_int {
+    ($($t:ty),*) => {$(
+        impl LeInt for $t {
+            fn to_native(self) -> Self {
+                <$t>::from_le(self)
+            }
+        }
+    )*};
+}
+le_int!(u8, i8, u32, i64);
+
+/// `len` little-endian integers of type `T`, read into a vector of them with no copy in
+/// between (a million points' graph is half a gigabyte).
+fn read_array<T: LeInt>(r: &mut dyn Read, len: usize) -> std::io::Result<Vec<T>> {
+    let mut v = vec![T::default(); len];
+    // SAFETY: `T` is one of the plain integer types above: every byte pattern is a valid
+    // value, and the byte view covers exactly the vector's initialised elements.
+    let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), len * std::mem::size_of::<T>()) };
+    r.read_exact(bytes).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "HNSW file: truncated")
+        }
+        _ => e,
+    })?;
+    if cfg!(target_endian = "big") {
+        v.iter_mut().for_each(|x| *x = x.to_native());
+    }
+    Ok(v)
 }
 
 #[cfg(test)]
@@ -658,7 +683,10 @@ mod tests {
         let read = |b: &[u8]| Hnsw::read_from(&mut &b[..], b.len() as u64);
         assert!(read(&bytes).is_ok());
         assert!(read(&bytes[..bytes.len() - 3]).is_err(), "truncated");
-        assert!(Hnsw::read_from(&mut &bytes[..bytes.len() - 3], bytes.len() as u64).is_err(), "short read");
+        // A file that ends before its header says (read straight into the arrays).
+        let short = Hnsw::read_from(&mut &bytes[..bytes.len() - 3], bytes.len() as u64).unwrap_err();
+        assert_eq!(short.kind(), std::io::ErrorKind::InvalidData);
+        assert!(short.to_string().contains("HNSW file: truncated"), "{short}");
         assert!(read(b"NOTHNSW!").is_err(), "magic");
         // A link pointing past the last node (the layer0 array starts after the vectors).
         let layer0_at = HEADER_LEN as usize + 200 * 8 + 200 + 200 * 8;

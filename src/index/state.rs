@@ -122,11 +122,23 @@ fn load_or_build(
     at_rest: Option<&crate::at_rest::StoreKeys>,
     lock: &IndexLock,
 ) -> Result<(VectorIndex, usize)> {
-    let live = queue::count(conn)?;
+    let seal = at_rest.map(|k| &k.index);
+    // The saved graph is read on a thread of its own while this one reads the table's
+    // (rid, vid) pairs: at a million points each takes a few hundred milliseconds, and the
+    // first search waits for both.
+    let (saved, live, pairs) = std::thread::scope(|s| {
+        let file = std::thread::Builder::new()
+            .name("memstr-vectors-file".into())
+            .spawn_scoped(s, || VectorIndex::load_with(dir, model, dims, seal))
+            .map_err(|e| Error::Task(format!("starting the vector index's file reader: {e}")))?;
+        let table = queue::count(conn).and_then(|live| Ok((live, queue::ids(conn)?)));
+        let saved = file.join().map_err(|_| Error::Task("the vector index's file reader panicked".into()))?;
+        let (live, pairs) = table?;
+        Ok::<_, Error>((saved, live, pairs))
+    })?;
     // Points of old versions stay in the graph (search skips them); once they outnumber
     // the live ones, a rebuild is cheaper than carrying them.
-    let seal = at_rest.map(|k| &k.index);
-    let saved = VectorIndex::load_with(dir, model, dims, seal).filter(|idx| idx.points() <= 2 * live + 1_000);
+    let saved = saved.filter(|idx| idx.points() <= 2 * live + 1_000);
     let mut index = match saved {
         Some(idx) => idx,
         None => {
@@ -134,9 +146,8 @@ fn load_or_build(
             VectorIndex::new(model, dims, live)
         }
     };
-    // Which point is each record's, by the table: from the (rid, vid) index, without
-    // reading a vector. (Open already removed other models' vectors.)
-    let pairs = queue::ids(conn)?;
+    // Which point is each record's, by the table (`pairs`): from the (rid, vid) index,
+    // without reading a vector. (Open already removed other models' vectors.)
     let mut missing = index.reconcile(&pairs);
     drop(pairs);
     missing.sort_unstable();
