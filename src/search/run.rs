@@ -169,7 +169,9 @@ fn resolve_time(query: &mut SearchQuery, now: f64) -> (Option<(f64, f64)>, Optio
 ///
 /// The query is embedded on a thread of its own while the reader works through the words'
 /// half of the pass ([`super::candidates::lexical`]): on a machine with a core to spare the
-/// words cost nothing beside the model.
+/// words cost nothing beside the model. The reader is kept while it waits for the vector,
+/// so a search holds one of the store's few readers for about the model's time (before, it
+/// took one only after); reads beyond them wait their turn, none is refused.
 async fn ranked(
     parts: &Parts,
     state: &Arc<SearchState>,
