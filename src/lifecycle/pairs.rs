@@ -29,9 +29,11 @@ pub(crate) const EXACT_MAX: usize = 3_000;
 /// Points of the vector graph visited per memory above [`EXACT_MAX`]: the bottom layer
 /// has 16 links a point, so two hops are 272 points; the rest follows points over the
 /// threshold (a cluster of near-duplicates).
+#[cfg_attr(not(feature = "vectors"), allow(dead_code))]
 pub(crate) const GRAPH_VISITS: usize = 512;
 /// The graph walk keeps points this much below the threshold (int8 cosines differ from
 /// the f32 ones by under 0.005, src/index/vectors.rs); the pair is then scored in f32.
+#[cfg_attr(not(feature = "vectors"), allow(dead_code))]
 pub(crate) const INT8_MARGIN: f32 = 0.01;
 
 /// What makes two sets worth comparing.

@@ -243,6 +243,8 @@ async fn ranked(
                 let _ = rid;
                 None
             };
+            // Without vectors compiled in, the vector is never read.
+            #[cfg(not(feature = "vectors"))]
             let _ = &query_vec;
             let cands = candidates(conn, &ctx, &cosine_of, &query, &weights, words, &nearest)?;
             let weak: Vec<f64> = cands.iter().map(|c| c.strength).filter(|s| *s < min_strength).collect();
@@ -265,7 +267,7 @@ async fn ranked(
         .await
 }
 
-/// The query's vector and the records nearest it `(rid, cosine)`, `(vector, hits)`.
+/// The query's vector and the records nearest it, `(rid, cosine)`, best first.
 type Nearest = Result<(Vec<f32>, Vec<(i64, f64)>)>;
 
 /// Starts embedding the query and searching the vector index on a blocking thread, when
