@@ -457,7 +457,6 @@ impl Hnsw {
     /// the header against that length before allocating anything and every link and
     /// offset after, so a damaged file is an error rather than a panic or an abort later.
     pub fn read_from(r: &mut impl Read, file_len: u64) -> std::io::Result<Self> {
-        let bad = |what: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("HNSW file: {what}"));
         let mut magic = [0u8; 8];
         r.read_exact(&mut magic)?;
         if &magic != MAGIC {
@@ -550,6 +549,11 @@ impl Hnsw {
     }
 }
 
+/// A graph file that is not what its header says.
+fn bad(what: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::InvalidData, format!("HNSW file: {what}"))
+}
+
 /// The plain integers a graph file holds, little-endian.
 trait LeInt: Copy + Default {
     /// From little-endian to this machine's order.
@@ -575,9 +579,7 @@ fn read_array<T: LeInt>(r: &mut dyn Read, len: usize) -> std::io::Result<Vec<T>>
     // value, and the byte view covers exactly the vector's initialised elements.
     let bytes = unsafe { std::slice::from_raw_parts_mut(v.as_mut_ptr().cast::<u8>(), len * std::mem::size_of::<T>()) };
     r.read_exact(bytes).map_err(|e| match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => {
-            std::io::Error::new(std::io::ErrorKind::InvalidData, "HNSW file: truncated")
-        }
+        std::io::ErrorKind::UnexpectedEof => bad("truncated"),
         _ => e,
     })?;
     if cfg!(target_endian = "big") {
