@@ -596,10 +596,77 @@ async fn finish(dir: &Path) -> BoxResult<()> {
 }
 
 // ---------------------------------------------------------------------------------------
+// Where a pass spends its time: the library's "search pass" debug event, captured
+
+/// The step times of each search pass since the last [`take_passes`], from the library's
+/// `search pass` debug event (the same one `MEMSTR_LOG=memstr=debug` prints).
+static PASSES: std::sync::Mutex<Vec<HashMap<&'static str, f64>>> = std::sync::Mutex::new(Vec::new());
+
+fn take_passes() -> Vec<HashMap<&'static str, f64>> {
+    std::mem::take(&mut *PASSES.lock().unwrap())
+}
+
+/// A subscriber that keeps only the `search pass` events' numbers: every other call site
+/// is disabled once, so the bench pays nothing for the library's other events.
+struct PassSteps;
+
+fn is_pass(m: &tracing::Metadata<'_>) -> bool {
+    m.is_event() && m.fields().field("pass_ms").is_some()
+}
+
+impl tracing::Subscriber for PassSteps {
+    fn register_callsite(&self, m: &'static tracing::Metadata<'static>) -> tracing::subscriber::Interest {
+        if is_pass(m) {
+            tracing::subscriber::Interest::always()
+        } else {
+            tracing::subscriber::Interest::never()
+        }
+    }
+    fn enabled(&self, m: &tracing::Metadata<'_>) -> bool {
+        is_pass(m)
+    }
+    fn max_level_hint(&self) -> Option<tracing::level_filters::LevelFilter> {
+        Some(tracing::level_filters::LevelFilter::DEBUG)
+    }
+    fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        tracing::span::Id::from_u64(1)
+    }
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, event: &tracing::Event<'_>) {
+        struct Fields(HashMap<&'static str, f64>);
+        impl tracing::field::Visit for Fields {
+            fn record_f64(&mut self, f: &tracing::field::Field, v: f64) {
+                self.0.insert(f.name(), v);
+            }
+            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
+        }
+        let mut fields = Fields(HashMap::new());
+        event.record(&mut fields);
+        PASSES.lock().unwrap().push(fields.0);
+    }
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+/// The median of each step over `passes`, as RESULT lines `{prefix}_{step}`.
+fn pass_steps(prefix: &str, passes: &[HashMap<&'static str, f64>]) {
+    let steps = ["before_ms", "words_ms", "model_ms", "index_ms", "waited_ms", "after_ms", "pass_ms"];
+    for step in steps {
+        let v: Vec<f64> = passes.iter().filter_map(|p| p.get(step).copied()).collect();
+        if !v.is_empty() {
+            result(&format!("{prefix}_{}", step.trim_end_matches("_ms")), format!("{:.2}", median(&v)));
+        }
+    }
+    result(&format!("{prefix}_passes"), passes.len());
+}
+
+// ---------------------------------------------------------------------------------------
 // Child 2: measure
 
 async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
     result("load_start_measure", loadavg());
+    tracing::subscriber::set_global_default(PassSteps)?;
     let (model, model_load_s) = load_model()?;
     result("model_load_s", format!("{model_load_s:.3}"));
     let texts = corpus(n);
@@ -684,6 +751,7 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
             for q in warm {
                 store.search(query(q)).await?;
             }
+            take_passes();
             let (hits0, model0) = (emb.cache_hits.load(Ordering::SeqCst), emb.model_texts.load(Ordering::SeqCst));
             let (t0, c0) = (Instant::now(), cpu_secs());
             let mut lat = Vec::new();
@@ -705,6 +773,7 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
         }
     };
     let (lat, found, wall, cpu, hits, calls) = pass(true, None).await?;
+    pass_steps("steps", &take_passes());
     // Every query text the search embeds was computed beforehand (a query that names only
     // a time lists it and embeds nothing): a model call here would be a text the bench did
     // not foresee, its time taken out above but its cost real.
@@ -720,6 +789,7 @@ async fn measure(n: usize, nq: usize, dir: &Path) -> BoxResult<()> {
     result("search_cpu_per_wall", format!("{:.2}", cpu / wall));
     result("hits_per_query", format!("{:.1}", found as f64 / nq as f64));
     let (lat, _, wall, cpu, hits, calls) = pass(false, None).await?;
+    pass_steps("steps_embed", &take_passes());
     if hits != 0 || (calls as usize) < nq {
         return Err(format!("with-embedding pass: {hits} cached vectors, {calls} model calls").into());
     }
@@ -1004,6 +1074,28 @@ fn print_table(n: usize, nq: usize, r: &HashMap<String, String>) {
     lat("  without, second pass (warm caches)", "search_warm", cpu("search_warm_cpu_per_wall"));
     lat("  same as first row, episode=0 (diagnostic)", "search_noepisode", cpu("search_noepisode_cpu_per_wall"));
     lat("query embedding alone (model call)", "query_embed", String::new());
+    line(
+        "a pass with the query embedding, by step",
+        "median".into(),
+        String::new(),
+        format!("of {} passes; model and index on a thread of their own", get(r, "steps_embed_passes")),
+    );
+    for (name, k, note) in [
+        ("  before its reader", "before", ""),
+        ("  the words' half", "words", "beside the model"),
+        ("  the model, in the search", "model", ""),
+        ("  the vector index", "index", ""),
+        ("  then waited for the vector", "waited", ""),
+        ("  after the vector", "after", "candidates, fusion, current first"),
+        ("  the pass", "pass", ""),
+    ] {
+        let without = match k {
+            "words" | "after" | "pass" => format!("{} without the model", num(&format!("steps_{k}"), 2)),
+            _ => String::new(),
+        };
+        let note = [note, &without].into_iter().filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ");
+        line(name, num(&format!("steps_embed_{k}"), 2), String::new(), note);
+    }
     let matches =
         format!("{} terms/query, median {} rows match", get(r, "fts_terms_mean"), get(r, "fts_matches_median"));
     lat("floor: raw FTS5 (bm25, LIMIT 10)", "fts", matches);

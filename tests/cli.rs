@@ -2530,6 +2530,30 @@ fn a_search_signs_nothing_and_index_embeds_the_rest_with_progress_lines() {
     assert_eq!((report["embedded"].as_u64(), report["remaining"].as_u64()), (Some(0), Some(0)), "{report}");
 }
 
+/// `MEMSTR_LOG=memstr=debug` tells where a slow search spent its time: each pass's steps,
+/// the model's and the vector index's among them (docs/benchmarks.md reads them through
+/// examples/search_bench.rs).
+#[test]
+fn a_search_logs_each_pass_by_step_at_debug_level() {
+    let st = Store::new();
+    st.ok(&["remember", "garden", "The allotment grows tomatoes and beans"]);
+    run(st.cmd_with_model(&["index"])).code(0);
+    let mut search = st.cmd_with_model(&["--no-forward", "search", "tomatoes"]);
+    search.env("MEMSTR_LOG", "memstr=debug");
+    let r = run(search).code(0);
+    let pass = r.stderr.lines().find(|l| l.contains("search pass")).unwrap_or_else(|| panic!("{:?}", r.stderr));
+    let step = |name: &str| -> f64 {
+        let at = pass.find(&format!("{name}=")).unwrap_or_else(|| panic!("no {name} in {pass}"));
+        pass[at + name.len() + 1..].split_whitespace().next().unwrap().parse().unwrap()
+    };
+    let steps = ["before_ms", "words_ms", "model_ms", "index_ms", "waited_ms", "after_ms"].map(step);
+    assert!(step("model_ms") > 0.0, "the query went through the model: {pass}");
+    assert!(steps.iter().all(|s| *s >= 0.0), "{pass}");
+    // The model and the index ran beside the words: the pass is its reader's steps.
+    let reader = steps[0] + steps[1] + steps[4] + steps[5];
+    assert!(step("pass_ms") >= reader * 0.99, "{pass}");
+}
+
 #[test]
 fn index_without_a_model_fails_and_says_how_to_install_one() {
     let st = Store::new();

@@ -4,6 +4,7 @@
 //! [`super::hybrid`].
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use super::candidates::{candidates, lexical, Ctx, SearchState};
 use super::hybrid::{collapse_repeats, fuse};
@@ -181,6 +182,7 @@ async fn ranked(
     span: Option<(f64, f64)>,
 ) -> Result<(Vec<SearchHit>, BelowCutoff)> {
     let (query, weights) = (query.clone(), weights.clone());
+    let entered = Instant::now();
     let embedding = vector_candidates(parts, &query.text, weights.pool);
     if embedding.is_none() && !state.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
         tracing::warn!(
@@ -201,6 +203,7 @@ async fn ranked(
     parts
         .engine
         .read(move |conn, engine| {
+            let reading = Instant::now();
             let now = engine.now();
             let context = query
                 .context
@@ -216,15 +219,17 @@ async fn ranked(
                 context,
             };
             let words = lexical(conn, &ctx, &query, &weights, has_query_vec)?;
-            let (query_vec, nearest) = match embedding {
+            let words_done = Instant::now();
+            let (query_vec, nearest, vector) = match embedding {
                 Some(pending) => {
-                    let (v, hits) = pending
+                    let found = pending
                         .recv()
                         .map_err(|_| crate::Error::Task("the query's embedding stopped before it finished".into()))??;
-                    (Some(v), hits)
+                    (Some(found.vector), found.nearest, Some((found.model, found.index)))
                 }
-                None => (None, Vec::new()),
+                None => (None, Vec::new(), None),
             };
+            let vector_here = Instant::now();
             // Cosines come from the index's int8 points, in memory: reading candidates'
             // f32 vectors from SQLite cost more than the rest of a search at 100k.
             #[cfg(feature = "vectors")]
@@ -262,17 +267,37 @@ async fn ranked(
             hits.truncate(reach);
             super::current::current_first(conn, &life, now, &mut hits, query.history)?;
             hits.truncate(limit);
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            let (model, index) = vector.map_or((0.0, 0.0), |(m, i)| (ms(m), ms(i)));
+            // What a slow search spends its time on (`MEMSTR_LOG=memstr=debug`); the
+            // vector's steps ran on their own thread, beside the words'.
+            tracing::debug!(
+                before_ms = ms(reading - entered),
+                words_ms = ms(words_done - reading),
+                model_ms = model,
+                index_ms = index,
+                waited_ms = ms(vector_here - words_done),
+                after_ms = ms(vector_here.elapsed()),
+                pass_ms = ms(entered.elapsed()),
+                "search pass"
+            );
             Ok((hits, below))
         })
         .await
 }
 
-/// The query's vector and the records nearest it, `(rid, cosine)`, best first.
-type Nearest = Result<(Vec<f32>, Vec<(i64, f64)>)>;
+/// The query's vector and the records nearest it, with the time each took.
+struct Nearest {
+    vector: Vec<f32>,
+    /// `(rid, cosine)`, best first.
+    nearest: Vec<(i64, f64)>,
+    model: Duration,
+    index: Duration,
+}
 
 /// Starts embedding the query and searching the vector index on a blocking thread, when
 /// vectors are on; the receiver gets the query's vector and the records nearest it.
-fn vector_candidates(parts: &Parts, text: &str, pool: usize) -> Option<std::sync::mpsc::Receiver<Nearest>> {
+fn vector_candidates(parts: &Parts, text: &str, pool: usize) -> Option<std::sync::mpsc::Receiver<Result<Nearest>>> {
     #[cfg(feature = "vectors")]
     if let Some(state) = parts.vectors.clone() {
         let text = text.to_string();
@@ -280,12 +305,14 @@ fn vector_candidates(parts: &Parts, text: &str, pool: usize) -> Option<std::sync
         // listens (a pass whose words failed has returned its error).
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         tokio::task::spawn_blocking(move || {
-            let found = state.embedder.embed_query(&text).and_then(|q| {
+            let started = Instant::now();
+            let found = state.embedder.embed_query(&text).and_then(|vector| {
+                let model = started.elapsed();
                 let index = state.index()?.read().unwrap_or_else(std::sync::PoisonError::into_inner);
                 // A few more than the pool, for hits of records deleted since the index loaded.
-                let hits =
-                    index.search(&q, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
-                Ok((q, hits))
+                let nearest =
+                    index.search(&vector, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
+                Ok(Nearest { vector, nearest, model, index: started.elapsed() - model })
             });
             let _ = tx.send(found);
         });
