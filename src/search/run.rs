@@ -267,7 +267,7 @@ async fn ranked(
             hits.truncate(reach);
             super::current::current_first(conn, &life, now, &mut hits, query.history)?;
             hits.truncate(limit);
-            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
             let (model, index) = vector.map_or((0.0, 0.0), |(m, i)| (ms(m), ms(i)));
             // What a slow search spends its time on (`MEMSTR_LOG=memstr=debug`); the
             // vector's steps ran on their own thread, beside the words'.
