@@ -607,7 +607,8 @@ fn take_passes() -> Vec<HashMap<&'static str, f64>> {
 }
 
 /// A subscriber that keeps only the `search pass` events' numbers: every other call site
-/// is disabled once, so the bench pays nothing for the library's other events.
+/// is disabled once, so the bench pays nothing for the library's other events, and about
+/// a microsecond a pass (a lock, a map) for these.
 struct PassSteps;
 
 fn is_pass(m: &tracing::Metadata<'_>) -> bool {

@@ -308,11 +308,14 @@ fn vector_candidates(parts: &Parts, text: &str, pool: usize) -> Option<std::sync
             let started = Instant::now();
             let found = state.embedder.embed_query(&text).and_then(|vector| {
                 let model = started.elapsed();
+                // The first search after opening may wait here for the graph to load: that
+                // wait is in neither step (the reader's shows it).
                 let index = state.index()?.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let searching = Instant::now();
                 // A few more than the pool, for hits of records deleted since the index loaded.
                 let nearest =
                     index.search(&vector, pool + pool / 4).into_iter().map(|h| (h.rid, f64::from(h.cosine))).collect();
-                Ok(Nearest { vector, nearest, model, index: started.elapsed() - model })
+                Ok(Nearest { vector, nearest, model, index: searching.elapsed() })
             });
             let _ = tx.send(found);
         });
