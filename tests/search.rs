@@ -690,3 +690,24 @@ async fn a_failed_query_embedding_fails_the_search_and_frees_the_reader() {
         assert!(read.await.expect("the read returned").unwrap().is_some());
     }
 }
+
+/// A search whose named time holds nothing ranks by that time in a second pass of the
+/// same text (tests/time_range.rs): the second pass reuses the first's vector and nearest
+/// records instead of running the model again.
+#[tokio::test]
+async fn a_time_that_matched_nothing_is_ranked_without_embedding_the_query_twice() {
+    let dir = tempfile::tempdir().unwrap();
+    let counting = Arc::new(Counting(model(), std::sync::atomic::AtomicUsize::new(0)));
+    let (store, _) = open(dir.path(), Some(counting.clone())).await;
+    // Written in 2027 about the summer of 2024: nothing is dated then.
+    store.journal_at("We went canoeing on the lake the summer of 2024", T0 - 10.0 * DAY).await.unwrap();
+    store.journal_at("Bought a new paddle for the canoe", T0 - 3.0 * DAY).await.unwrap();
+    store.index_pending().await.unwrap();
+    let before = counting.1.load(std::sync::atomic::Ordering::SeqCst);
+    let o = store.search_outcome(SearchQuery::new("canoeing on the lake in the summer of 2024")).await.unwrap();
+    assert!(o.range.is_none(), "the named time ranked instead of filtering: {:?}", o.range);
+    assert_eq!(o.hits.first().map(|h| h.found.text()), Some("We went canoeing on the lake the summer of 2024".into()));
+    assert!(o.hits[0].signals.iter().any(|s| s.name == "vector"), "the second pass had the vector: {:?}", o.hits[0]);
+    let embedded = counting.1.load(std::sync::atomic::Ordering::SeqCst) - before;
+    assert_eq!(embedded, 1, "the query went through the model once");
+}

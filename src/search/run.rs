@@ -82,14 +82,16 @@ async fn outcome(parts: &Parts, state: &Arc<SearchState>, mut query: SearchQuery
     // pass): the rest is found by its words until `embed_pending` reaches it.
     #[cfg(feature = "vectors")]
     crate::index::pipeline::embed_for_search(&parts.engine, &parts.vectors).await?;
-    let (mut hits, mut below_cutoff) = ranked(parts, state, &query, &weights, depth, span).await?;
+    let (mut hits, mut below_cutoff, vector) = ranked(parts, state, &query, &weights, depth, span, None).await?;
     let mut range = range;
     if hits.is_empty() && range.as_ref().is_some_and(|r| r.expression.is_some()) {
         // A memory may tell of a time long after it ("last summer we went camping",
         // written the next spring): when nothing dated in or just after the time the words
-        // name matches, that time ranks (the `time` signal) instead of filtering.
+        // name matches, that time ranks (the `time` signal) instead of filtering. The text
+        // is the same: so are its vector and the records nearest it, which no filter
+        // shaped.
         (query.since, query.until, range) = (None, None, None);
-        (hits, below_cutoff) = ranked(parts, state, &query, &weights, depth, span).await?;
+        (hits, below_cutoff, _) = ranked(parts, state, &query, &weights, depth, span, vector).await?;
     }
     let extra = super::phrasings::texts(&query.text, &query.phrasings, query.hypothetical.as_deref());
     if !extra.is_empty() {
@@ -97,7 +99,7 @@ async fn outcome(parts: &Parts, state: &Arc<SearchState>, mut query: SearchQuery
         for text in extra {
             let mut other = query.clone();
             other.text = text;
-            others.push(ranked(parts, state, &other, &weights, depth, span).await?.0);
+            others.push(ranked(parts, state, &other, &weights, depth, span, None).await?.0);
         }
         hits = super::phrasings::fuse(hits, others);
     }
@@ -106,7 +108,7 @@ async fn outcome(parts: &Parts, state: &Arc<SearchState>, mut query: SearchQuery
         if !names.is_empty() {
             let mut second = query.clone();
             second.text = format!("{} {}", query.text, names.join(" "));
-            let (more, _) = ranked(parts, state, &second, &weights, depth, span).await?;
+            let (more, _, _) = ranked(parts, state, &second, &weights, depth, span, None).await?;
             hits = super::bridge::fuse(hits, more, weights.bridge);
         }
     }
@@ -180,10 +182,14 @@ async fn ranked(
     weights: &Weights,
     limit: usize,
     span: Option<(f64, f64)>,
-) -> Result<(Vec<SearchHit>, BelowCutoff)> {
+    vector: Option<Arc<Nearest>>,
+) -> Result<(Vec<SearchHit>, BelowCutoff, Option<Arc<Nearest>>)> {
     let (query, weights) = (query.clone(), weights.clone());
     let entered = Instant::now();
-    let embedding = vector_candidates(parts, &query.text, weights.pool);
+    let embedding = match vector {
+        Some(found) => Some(Embedding::Ready(found)),
+        None => vector_candidates(parts, &query.text, weights.pool).map(Embedding::Pending),
+    };
     if embedding.is_none() && !state.warned_no_vectors.swap(true, std::sync::atomic::Ordering::SeqCst) {
         tracing::warn!(
             "vectors off: no embedding model (`memstr model install`); searching with words and lifecycle signals only"
@@ -220,15 +226,19 @@ async fn ranked(
             };
             let words = lexical(conn, &ctx, &query, &weights, has_query_vec)?;
             let words_done = Instant::now();
-            let (query_vec, nearest, vector) = match embedding {
-                Some(pending) => {
+            let (found, vector) = match embedding {
+                Some(Embedding::Pending(pending)) => {
                     let found = pending
                         .recv()
                         .map_err(|_| crate::Error::Task("the query's embedding stopped before it finished".into()))??;
-                    (Some(found.vector), found.nearest, Some((found.model, found.index)))
+                    let steps = (found.model, found.index);
+                    (Some(Arc::new(found)), Some(steps))
                 }
-                None => (None, Vec::new(), None),
+                Some(Embedding::Ready(found)) => (Some(found), None),
+                None => (None, None),
             };
+            let query_vec = found.as_ref().map(|f| &f.vector);
+            let nearest: &[(i64, f64)] = found.as_ref().map_or(&[], |f| &f.nearest);
             let vector_here = Instant::now();
             // Cosines come from the index's int8 points, in memory: reading candidates'
             // f32 vectors from SQLite cost more than the rest of a search at 100k.
@@ -251,7 +261,7 @@ async fn ranked(
             // Without vectors compiled in, the vector is never read.
             #[cfg(not(feature = "vectors"))]
             let _ = &query_vec;
-            let cands = candidates(conn, &ctx, &cosine_of, &query, &weights, words, &nearest)?;
+            let cands = candidates(conn, &ctx, &cosine_of, &query, &weights, words, nearest)?;
             let weak: Vec<f64> = cands.iter().map(|c| c.strength).filter(|s| *s < min_strength).collect();
             let below =
                 BelowCutoff { hits: weak.len(), best: weak.iter().copied().fold(0.0, f64::max), cutoff: min_strength };
@@ -281,9 +291,15 @@ async fn ranked(
                 pass_ms = ms(entered.elapsed()),
                 "search pass"
             );
-            Ok((hits, below))
+            Ok((hits, below, found))
         })
         .await
+}
+
+/// A pass's query vector: on its way from the model, or kept from a pass of the same text.
+enum Embedding {
+    Pending(std::sync::mpsc::Receiver<Result<Nearest>>),
+    Ready(Arc<Nearest>),
 }
 
 /// The query's vector and the records nearest it, with the time each took.
