@@ -640,6 +640,9 @@ impl tracing::Subscriber for PassSteps {
             fn record_f64(&mut self, f: &tracing::field::Field, v: f64) {
                 self.0.insert(f.name(), v);
             }
+            fn record_bool(&mut self, f: &tracing::field::Field, v: bool) {
+                self.0.insert(f.name(), if v { 1.0 } else { 0.0 });
+            }
             fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {}
         }
         let mut fields = Fields(HashMap::new());
@@ -653,13 +656,18 @@ impl tracing::Subscriber for PassSteps {
 /// The median of each step over `passes`, as RESULT lines `{prefix}_{step}`.
 fn pass_steps(prefix: &str, passes: &[HashMap<&'static str, f64>]) {
     let steps = ["before_ms", "words_ms", "model_ms", "index_ms", "waited_ms", "after_ms", "pass_ms"];
+    // A pass that reused its search's vector ran neither the model nor the index: its steps
+    // are another kind of pass's, counted apart.
+    let reused = |p: &&HashMap<&'static str, f64>| p.get("reused") == Some(&1.0);
+    let ran: Vec<&HashMap<&'static str, f64>> = passes.iter().filter(|p| !reused(p)).collect();
     for step in steps {
-        let v: Vec<f64> = passes.iter().filter_map(|p| p.get(step).copied()).collect();
+        let v: Vec<f64> = ran.iter().filter_map(|p| p.get(step).copied()).collect();
         if !v.is_empty() {
             result(&format!("{prefix}_{}", step.trim_end_matches("_ms")), format!("{:.2}", median(&v)));
         }
     }
-    result(&format!("{prefix}_passes"), passes.len());
+    result(&format!("{prefix}_passes"), ran.len());
+    result(&format!("{prefix}_reused"), passes.len() - ran.len());
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1079,7 +1087,11 @@ fn print_table(n: usize, nq: usize, r: &HashMap<String, String>) {
         "a pass with the query embedding, by step",
         "median".into(),
         String::new(),
-        format!("of {} passes; model and index on a thread of their own", get(r, "steps_embed_passes")),
+        format!(
+            "of {} passes ({} more reused their search's vector); model and index on a thread of their own",
+            get(r, "steps_embed_passes"),
+            get(r, "steps_embed_reused")
+        ),
     );
     for (name, k, note) in [
         ("  before its reader", "before", ""),

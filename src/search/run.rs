@@ -278,6 +278,8 @@ async fn ranked(
             super::current::current_first(conn, &life, now, &mut hits, query.history)?;
             hits.truncate(limit);
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            // A pass that reused its search's vector ran neither the model nor the index.
+            let reused = vector.is_none() && found.is_some();
             let (model, index) = vector.map_or((0.0, 0.0), |(m, i)| (ms(m), ms(i)));
             // What a slow search spends its time on (`MEMSTR_LOG=memstr=debug`); the
             // vector's steps ran on their own thread, beside the words'.
@@ -289,6 +291,7 @@ async fn ranked(
                 waited_ms = ms(vector_here - words_done),
                 after_ms = ms(vector_here.elapsed()),
                 pass_ms = ms(entered.elapsed()),
+                reused,
                 "search pass"
             );
             Ok((hits, below, found))
