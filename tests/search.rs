@@ -702,12 +702,16 @@ async fn a_time_that_matched_nothing_is_ranked_without_embedding_the_query_twice
     // Written in 2027 about the summer of 2024: nothing is dated then.
     store.journal_at("We went canoeing on the lake the summer of 2024", T0 - 10.0 * DAY).await.unwrap();
     store.journal_at("Bought a new paddle for the canoe", T0 - 3.0 * DAY).await.unwrap();
+    // No word in common with the query: only the vector index's nearest records find it.
+    let by_meaning = "We took a kayak out across the pond";
+    store.journal_at(by_meaning, T0 - 5.0 * DAY).await.unwrap();
     store.index_pending().await.unwrap();
     let before = counting.1.load(std::sync::atomic::Ordering::SeqCst);
     let o = store.search_outcome(SearchQuery::new("canoeing on the lake in the summer of 2024")).await.unwrap();
     assert!(o.range.is_none(), "the named time ranked instead of filtering: {:?}", o.range);
     assert_eq!(o.hits.first().map(|h| h.found.text()), Some("We went canoeing on the lake the summer of 2024".into()));
     assert!(o.hits[0].signals.iter().any(|s| s.name == "vector"), "the second pass had the vector: {:?}", o.hits[0]);
+    assert!(o.hits.iter().any(|h| h.found.text() == by_meaning), "and the nearest records: {:?}", texts(&o.hits));
     let embedded = counting.1.load(std::sync::atomic::Ordering::SeqCst) - before;
     assert_eq!(embedded, 1, "the query went through the model once");
 }

@@ -174,7 +174,9 @@ fn resolve_time(query: &mut SearchQuery, now: f64) -> (Option<(f64, f64)>, Optio
 /// half of the pass ([`super::candidates::lexical`]): on a machine with a core to spare the
 /// words cost nothing beside the model. The reader is kept while it waits for the vector,
 /// so a search holds one of the store's few readers for about the model's time (before, it
-/// took one only after); reads beyond them wait their turn, none is refused.
+/// took one only after); reads beyond them wait their turn, none is refused. Given `vector`
+/// (a pass of the same text ran before), the pass uses that query vector and its nearest
+/// records instead; it returns the ones it used.
 async fn ranked(
     parts: &Parts,
     state: &Arc<SearchState>,
@@ -226,7 +228,7 @@ async fn ranked(
             };
             let words = lexical(conn, &ctx, &query, &weights, has_query_vec)?;
             let words_done = Instant::now();
-            let (found, vector) = match embedding {
+            let (found, steps) = match embedding {
                 Some(Embedding::Pending(pending)) => {
                     let found = pending
                         .recv()
@@ -279,8 +281,8 @@ async fn ranked(
             hits.truncate(limit);
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
             // A pass that reused its search's vector ran neither the model nor the index.
-            let reused = vector.is_none() && found.is_some();
-            let (model, index) = vector.map_or((0.0, 0.0), |(m, i)| (ms(m), ms(i)));
+            let reused = steps.is_none() && found.is_some();
+            let (model, index) = steps.map_or((0.0, 0.0), |(m, i)| (ms(m), ms(i)));
             // What a slow search spends its time on (`MEMSTR_LOG=memstr=debug`); the
             // vector's steps ran on their own thread, beside the words'.
             tracing::debug!(
