@@ -228,17 +228,16 @@ async fn ranked(
             };
             let words = lexical(conn, &ctx, &query, &weights, has_query_vec)?;
             let words_done = Instant::now();
-            let (found, steps) = match embedding {
-                Some(Embedding::Pending(pending)) => {
-                    let found = pending
-                        .recv()
-                        .map_err(|_| crate::Error::Task("the query's embedding stopped before it finished".into()))??;
-                    let steps = (found.model, found.index);
-                    (Some(Arc::new(found)), Some(steps))
-                }
-                Some(Embedding::Ready(found)) => (Some(found), None),
-                None => (None, None),
-            };
+            // A pass that reused its search's vector ran neither the model nor the index.
+            let reused = matches!(embedding, Some(Embedding::Ready(_)));
+            let found =
+                match embedding {
+                    Some(Embedding::Pending(pending)) => Some(Arc::new(pending.recv().map_err(|_| {
+                        crate::Error::Task("the query's embedding stopped before it finished".into())
+                    })??)),
+                    Some(Embedding::Ready(found)) => Some(found),
+                    None => None,
+                };
             let query_vec = found.as_ref().map(|f| &f.vector);
             let nearest: &[(i64, f64)] = found.as_ref().map_or(&[], |f| &f.nearest);
             let vector_here = Instant::now();
@@ -280,9 +279,10 @@ async fn ranked(
             super::current::current_first(conn, &life, now, &mut hits, query.history)?;
             hits.truncate(limit);
             let ms = |d: Duration| d.as_secs_f64() * 1e3;
-            // A pass that reused its search's vector ran neither the model nor the index.
-            let reused = steps.is_none() && found.is_some();
-            let (model, index) = steps.map_or((0.0, 0.0), |(m, i)| (ms(m), ms(i)));
+            let (model, index) = match &found {
+                Some(f) if !reused => (ms(f.model), ms(f.index)),
+                _ => (0.0, 0.0),
+            };
             // What a slow search spends its time on (`MEMSTR_LOG=memstr=debug`); the
             // vector's steps ran on their own thread, beside the words'.
             tracing::debug!(
